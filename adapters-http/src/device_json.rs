@@ -1,0 +1,56 @@
+//! The device object: exactly the seed's 18 fields.
+
+use application::use_cases::DeviceView;
+use domain::time::format_api;
+use serde::Serialize;
+
+/// A device as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DeviceJson {
+    agent_version: String,
+    created_time: String,
+    description: String,
+    disk_capacity: Option<i64>,
+    disk_used: Option<i64>,
+    machine_type: &'static str,
+    machine_type_display: &'static str,
+    name: String,
+    online: bool,
+    operating_system: String,
+    ports_url: String,
+    processor_speed: i64,
+    ram_capacity: i64,
+    reboot_url: String,
+    serial: String,
+    uname: String,
+    url: String,
+    wormhole_slug: String,
+}
+
+impl DeviceJson {
+    /// Renders a device with absolute URLs under `base_url`.
+    pub fn new(view: DeviceView, base_url: &str) -> Self {
+        let DeviceView { device, online } = view;
+        let url = format!("{base_url}/devices/{}/", device.serial);
+        Self {
+            agent_version: device.facts.agent_version,
+            created_time: format_api(device.created_time),
+            description: device.description,
+            disk_capacity: device.facts.disk_capacity,
+            disk_used: device.facts.disk_used,
+            machine_type: device.facts.machine_type.code(),
+            machine_type_display: device.facts.machine_type.display_name(),
+            name: device.name,
+            online,
+            operating_system: device.facts.operating_system,
+            ports_url: format!("{url}ports/"),
+            processor_speed: device.facts.processor_speed,
+            ram_capacity: device.facts.ram_capacity,
+            reboot_url: format!("{url}reboot/"),
+            serial: device.serial.to_string(),
+            uname: device.facts.uname,
+            url,
+            wormhole_slug: device.wormhole_slug,
+        }
+    }
+}

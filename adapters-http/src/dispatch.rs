@@ -1,0 +1,156 @@
+//! The one entry point of every request. It applies the conventions of
+//! CONTRACT §1 in DRF's order: trailing-slash redirect, 404, authentication,
+//! OPTIONS, permission, 405, body parsing; then calls the endpoint.
+
+use crate::auth::{self, Presented};
+use crate::body;
+use crate::error::ApiError;
+use crate::fields::actions_entry;
+use crate::routes::{self, Access, Route};
+use crate::state::HttpState;
+use actix_web::http::{Method, header};
+use actix_web::web::{Data, Payload};
+use actix_web::{HttpRequest, HttpResponse};
+use domain::Account;
+use futures_util::FutureExt;
+use futures_util::future::LocalBoxFuture;
+use serde_json::{Map, Value, json};
+use std::panic::AssertUnwindSafe;
+
+/// The code behind one endpoint.
+pub type Handler = fn(Ctx) -> LocalBoxFuture<'static, Result<HttpResponse, ApiError>>;
+
+/// Everything an endpoint gets: the request, the caller, the parsed body.
+pub struct Ctx {
+    /// The request.
+    pub req: HttpRequest,
+    /// Shared state.
+    pub state: Data<HttpState>,
+    /// The authenticated account, if a valid token was presented.
+    pub account: Option<Account>,
+    /// The presented token, if valid.
+    pub token: Option<String>,
+    /// `{param}` values of the path, in order.
+    pub params: Vec<String>,
+    /// The JSON object body (`{}` when empty or for methods without a body).
+    pub body: Map<String, Value>,
+}
+
+impl Ctx {
+    /// The authenticated account (endpoints with [`Access::User`] always have one).
+    pub fn user(&self) -> Result<&Account, ApiError> {
+        self.account.as_ref().ok_or_else(auth::not_provided)
+    }
+
+    /// Absolute URLs start with this: `--public-url`, else `http://` + Host.
+    pub fn base_url(&self) -> String {
+        self.state.base_url(&self.req)
+    }
+}
+
+/// Serves every request.
+pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>) -> HttpResponse {
+    match AssertUnwindSafe(serve(req, payload, state))
+        .catch_unwind()
+        .await
+    {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => actix_web::ResponseError::error_response(&error),
+        Err(_) => {
+            actix_web::ResponseError::error_response(&ApiError::Internal("handler panicked".into()))
+        }
+    }
+}
+
+async fn serve(
+    req: HttpRequest,
+    payload: Payload,
+    state: Data<HttpState>,
+) -> Result<HttpResponse, ApiError> {
+    let path = req.path().to_owned();
+    let Some((route, params)) = routes::find(&path) else {
+        return redirect_to_slash(&req, &path);
+    };
+    let (account, token) = authenticate(&req, &state).await?;
+    let method = req.method().clone();
+    if method == Method::OPTIONS {
+        return Ok(options(route));
+    }
+    let Some(endpoint) = route.endpoint(&method) else {
+        if route.is_protected() && account.is_none() {
+            return Err(auth::not_provided());
+        }
+        return Err(ApiError::MethodNotAllowed {
+            method: method.to_string(),
+            allow: route.allow(),
+        });
+    };
+    if endpoint.access == Access::User && account.is_none() {
+        return Err(auth::not_provided());
+    }
+    let body = if [Method::POST, Method::PUT, Method::PATCH].contains(&method) {
+        let bytes = body::read_limited(&req, payload).await?;
+        body::parse_object(&req, &bytes)?
+    } else {
+        Map::new()
+    };
+    (endpoint.handler)(Ctx {
+        req,
+        state,
+        account,
+        token,
+        params,
+        body,
+    })
+    .await
+}
+
+/// 301 to `path/` when that is a route (query string kept); 404 otherwise.
+fn redirect_to_slash(req: &HttpRequest, path: &str) -> Result<HttpResponse, ApiError> {
+    let with_slash = format!("{path}/");
+    if path.ends_with('/') || routes::find(&with_slash).is_none() {
+        return Err(ApiError::NotFound);
+    }
+    let location = match req.uri().query() {
+        Some(query) => format!("{with_slash}?{query}"),
+        None => with_slash,
+    };
+    Ok(HttpResponse::MovedPermanently()
+        .insert_header((header::LOCATION, location))
+        .finish())
+}
+
+/// Validates a presented token. Only a malformed or unknown `Token` is an error.
+async fn authenticate(
+    req: &HttpRequest,
+    state: &HttpState,
+) -> Result<(Option<Account>, Option<String>), ApiError> {
+    match auth::presented_token(req)? {
+        Presented::Nothing => Ok((None, None)),
+        Presented::Token(token) => match state.app.authenticate(&token).await? {
+            Some(account) => Ok((Some(account), Some(token))),
+            None => Err(auth::invalid_token()),
+        },
+    }
+}
+
+/// The OPTIONS answer: `Allow` and DRF's metadata.
+fn options(route: &Route) -> HttpResponse {
+    let actions: Map<String, Value> = route
+        .endpoints
+        .iter()
+        .filter_map(|e| {
+            e.fields
+                .map(|fields| (e.method.to_string(), actions_entry(fields)))
+        })
+        .collect();
+    HttpResponse::Ok()
+        .insert_header((header::ALLOW, route.allow()))
+        .json(json!({
+            "name": route.name,
+            "description": route.description,
+            "renders": ["application/json"],
+            "parses": ["application/json"],
+            "actions": actions,
+        }))
+}

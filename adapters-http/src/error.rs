@@ -1,0 +1,123 @@
+//! Errors as clients see them: DRF-style JSON bodies and status codes.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde_json::{Map, Value, json};
+use std::fmt;
+
+/// A field name → list of messages, as in DRF validation errors.
+pub type FieldErrors = Map<String, Value>;
+
+/// The key of errors that belong to no single field.
+pub const NON_FIELD_ERRORS: &str = "non_field_errors";
+
+/// Every way a request can fail, each with its DRF-style body.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400 with a field → messages body.
+    Validation(FieldErrors),
+    /// 400 `{"detail": "JSON parse error - …"}`.
+    Parse(String),
+    /// 401 with `WWW-Authenticate: Token`.
+    Unauthorized(&'static str),
+    /// 403.
+    Forbidden(&'static str),
+    /// 404 `{"detail": "Not found."}`.
+    NotFound,
+    /// 405 with `Allow`.
+    MethodNotAllowed {
+        /// The refused method.
+        method: String,
+        /// The route's `Allow` value.
+        allow: String,
+    },
+    /// 413.
+    TooLarge,
+    /// 415 for a body that is not JSON.
+    UnsupportedMediaType(String),
+    /// 500: the cause is logged, never shown.
+    Internal(String),
+}
+
+impl ApiError {
+    /// A validation error on one field.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        let mut errors = FieldErrors::new();
+        errors.insert(field.to_owned(), json!([message.into()]));
+        Self::Validation(errors)
+    }
+
+    /// Logs an infrastructure failure and hides it behind a 500.
+    pub fn internal(error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut chain = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            chain.push_str(": ");
+            chain.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        Self::Internal(chain)
+    }
+
+    fn detail(&self) -> Value {
+        let detail = match self {
+            Self::Validation(errors) => return Value::Object(errors.clone()),
+            Self::Parse(reason) => format!("JSON parse error - {reason}"),
+            Self::Unauthorized(message) | Self::Forbidden(message) => (*message).to_owned(),
+            Self::NotFound => "Not found.".to_owned(),
+            Self::MethodNotAllowed { method, .. } => format!("Method \"{method}\" not allowed."),
+            Self::TooLarge => "Request body is too large.".to_owned(),
+            Self::UnsupportedMediaType(media_type) => {
+                format!("Unsupported media type \"{media_type}\" in request.")
+            }
+            Self::Internal(_) => "A server error occurred.".to_owned(),
+        };
+        json!({ "detail": detail })
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.status_code(), self.detail())
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Validation(_) | Self::Parse(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Self::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        match self {
+            Self::Unauthorized(_) => {
+                response
+                    .insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Token")));
+            }
+            Self::MethodNotAllowed { allow, .. } => {
+                response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            _ => {}
+        }
+        response.json(self.detail())
+    }
+}
+
+impl From<application::StoreError> for ApiError {
+    fn from(error: application::StoreError) -> Self {
+        Self::internal(&error)
+    }
+}

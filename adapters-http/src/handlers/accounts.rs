@@ -1,0 +1,130 @@
+use super::{json, no_content};
+use crate::dispatch::Ctx;
+use crate::error::{ApiError, FieldErrors};
+use crate::fields::{Field, Form, validated};
+use crate::routes::PROFILE_FIELDS;
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use application::use_cases::{
+    ChangePasswordError, OldPasswordProblem, RegisterError, UpdateProfileError,
+};
+use domain::Profile;
+use serde_json::{Value, json};
+
+const EMAIL: Field = Field::email("email", "Email");
+const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
+const NEW_PASSWORD: Field = Field::password("new_password", "New password");
+
+fn profile_json(profile: Profile) -> Value {
+    json!({
+        "email": profile.email,
+        "email_verified": profile.email_verified,
+        "has_usable_password": profile.has_usable_password,
+        "install_command": profile.install_command,
+        "install_token": profile.install_token,
+        "name": profile.name,
+    })
+}
+
+/// `GET /profile/`.
+pub async fn profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let profile = ctx.state.app.profile(ctx.user()?, &ctx.base_url());
+    Ok(json(StatusCode::OK, &profile_json(profile)))
+}
+
+/// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
+pub async fn update_profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let account = ctx.user()?;
+    let name_field = PROFILE_FIELDS.iter().find(|f| f.name == "name").copied();
+    let mut form = Form::new(ctx.body.clone());
+    let name = name_field.and_then(|field| form.text(&field));
+    form.finish()?;
+    let account = match name {
+        None => account.clone(),
+        Some(name) => ctx
+            .state
+            .app
+            .update_profile_name(account, &name)
+            .await
+            .map_err(|e| match e {
+                UpdateProfileError::Name(e) => ApiError::field("name", e.to_string()),
+                UpdateProfileError::Store(e) => e.into(),
+            })?,
+    };
+    let profile = ctx.state.app.profile(&account, &ctx.base_url());
+    Ok(json(StatusCode::OK, &profile_json(profile)))
+}
+
+/// `POST /change-password/`: every problem of both fields reported at once.
+pub async fn change_password(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let account = ctx.user()?;
+    let mut form = Form::new(ctx.body.clone());
+    let old = form.text(&OLD_PASSWORD);
+    let new = form.text(&NEW_PASSWORD);
+    form.finish()?;
+    let new = validated(new)?;
+    match ctx
+        .state
+        .app
+        .change_password(account, old.as_deref(), &new)
+        .await
+    {
+        Ok(()) => Ok(no_content()),
+        Err(ChangePasswordError::Rejected {
+            old_password,
+            new_password,
+        }) => {
+            let mut errors = FieldErrors::new();
+            if let Some(problem) = old_password {
+                let message = match problem {
+                    OldPasswordProblem::Missing => "This field is required.",
+                    OldPasswordProblem::Wrong => {
+                        "Your old password was entered incorrectly. Please enter it again."
+                    }
+                };
+                errors.insert("old_password".into(), json!([message]));
+            }
+            if !new_password.is_empty() {
+                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                errors.insert("new_password".into(), json!(messages));
+            }
+            Err(ApiError::Validation(errors))
+        }
+        Err(ChangePasswordError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `POST /register/`: a new unverified account and its first token.
+pub async fn register(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = Form::new(ctx.body.clone());
+    let email = form.email(&EMAIL);
+    form.finish()?;
+    match ctx
+        .state
+        .app
+        .register(validated(email)?, &ctx.base_url())
+        .await
+    {
+        Ok(token) => Ok(json(StatusCode::CREATED, &json!({ "token": token }))),
+        Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
+            "email",
+            "An account with this e-mail already exists.",
+        )),
+        Err(RegisterError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `POST /reset-password/`: 204 whether or not the address has an account.
+pub async fn reset_password(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    if ctx.account.is_some() {
+        return Err(ApiError::Forbidden("You are already signed in."));
+    }
+    let mut form = Form::new(ctx.body.clone());
+    let email = form.email(&EMAIL);
+    form.finish()?;
+    ctx.state
+        .app
+        .request_password_reset(&validated(email)?, &ctx.base_url())
+        .await?;
+    Ok(no_content())
+}

@@ -1,0 +1,36 @@
+use super::{json, no_content};
+use crate::dispatch::Ctx;
+use crate::error::{ApiError, NON_FIELD_ERRORS};
+use crate::fields::{Field, Form, validated};
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use application::use_cases::LoginError;
+use serde_json::json;
+
+/// `POST /auth/`: e-mail and password in, a new token out.
+pub async fn login(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = Form::new(ctx.body);
+    let email = form.email(&Field::email("email", "Email"));
+    let password = form.text(&Field::password("password", "Password"));
+    form.finish()?;
+    let (email, password) = (validated(email)?, validated(password)?);
+    match ctx.state.app.login(&email, &password).await {
+        Ok(token) => Ok(json(StatusCode::CREATED, &json!({ "token": token }))),
+        Err(LoginError::InvalidCredentials) => Err(ApiError::field(
+            NON_FIELD_ERRORS,
+            "Unable to log in with provided credentials.",
+        )),
+        Err(LoginError::EmailNotVerified) => Err(ApiError::field(
+            NON_FIELD_ERRORS,
+            "E-mail address is not verified.",
+        )),
+        Err(LoginError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `DELETE /auth/`: ends the token of this request.
+pub async fn logout(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let token = ctx.token.as_deref().ok_or_else(crate::auth::not_provided)?;
+    ctx.state.app.logout(token).await?;
+    Ok(no_content())
+}

@@ -1,0 +1,249 @@
+//! The route table: every path, its methods, who may call them, and the
+//! body fields each takes (which also drive the OPTIONS metadata).
+
+use crate::dispatch::Handler;
+use crate::fields::{Field, FieldType};
+use crate::handlers::{accounts, auth, devices};
+use actix_web::http::Method;
+use std::sync::LazyLock;
+
+/// Who may call an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone (a presented token must still be valid).
+    Public,
+    /// Only a caller with a valid user token.
+    User,
+}
+
+/// One method of a route.
+pub struct Endpoint {
+    /// The HTTP method.
+    pub method: Method,
+    /// Who may call it.
+    pub access: Access,
+    /// Its body fields, listed under `actions` in OPTIONS; `None` for no body.
+    pub fields: Option<&'static [Field]>,
+    /// The code that serves it.
+    pub handler: Handler,
+}
+
+/// One path of the API.
+pub struct Route {
+    /// The path, with `{param}` segments.
+    pub pattern: &'static str,
+    /// The view name shown by OPTIONS.
+    pub name: &'static str,
+    /// The description shown by OPTIONS.
+    pub description: &'static str,
+    /// Its methods.
+    pub endpoints: Vec<Endpoint>,
+}
+
+impl Route {
+    /// The endpoint serving `method`; HEAD is served by GET.
+    pub fn endpoint(&self, method: &Method) -> Option<&Endpoint> {
+        let wanted = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        self.endpoints.iter().find(|e| e.method == wanted)
+    }
+
+    /// Whether every method needs a user token.
+    pub fn is_protected(&self) -> bool {
+        self.endpoints.iter().all(|e| e.access == Access::User)
+    }
+
+    /// The `Allow` header: the route's methods in the contract's order.
+    pub fn allow(&self) -> String {
+        let has = |m: &Method| self.endpoints.iter().any(|e| &e.method == m);
+        let order = [
+            (Method::GET, "GET"),
+            (Method::POST, "POST"),
+            (Method::PUT, "PUT"),
+            (Method::PATCH, "PATCH"),
+            (Method::DELETE, "DELETE"),
+        ];
+        let mut methods: Vec<&str> = order
+            .iter()
+            .filter(|(m, _)| has(m))
+            .map(|(_, n)| *n)
+            .collect();
+        if has(&Method::GET) {
+            methods.push("HEAD");
+        }
+        methods.push("OPTIONS");
+        methods.join(", ")
+    }
+
+    /// Matches a request path; returns the `{param}` values.
+    pub fn matches(&self, path: &str) -> Option<Vec<String>> {
+        let mut params = Vec::new();
+        let mut pattern = self.pattern.split('/');
+        let mut actual = path.split('/');
+        loop {
+            match (pattern.next(), actual.next()) {
+                (None, None) => return Some(params),
+                (Some(p), Some(a)) if p.starts_with('{') => {
+                    if a.is_empty() {
+                        return None;
+                    }
+                    params.push(a.to_owned());
+                }
+                (Some(p), Some(a)) if p == a => {}
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// Finds the route for a path, with its parameters.
+pub fn find(path: &str) -> Option<(&'static Route, Vec<String>)> {
+    ROUTES
+        .iter()
+        .find_map(|route| route.matches(path).map(|params| (route, params)))
+}
+
+const fn endpoint(
+    method: Method,
+    access: Access,
+    fields: Option<&'static [Field]>,
+    handler: Handler,
+) -> Endpoint {
+    Endpoint {
+        method,
+        access,
+        fields,
+        handler,
+    }
+}
+
+const LOGIN_FIELDS: &[Field] = &[
+    Field::email("email", "Email"),
+    Field::password("password", "Password"),
+];
+const CHANGE_PASSWORD_FIELDS: &[Field] = &[
+    Field::password("old_password", "Old password").optional(),
+    Field::password("new_password", "New password"),
+];
+const EMAIL_FIELDS: &[Field] = &[Field::email("email", "Email")];
+/// The profile as PUT and PATCH see it: `name` is the only writable field.
+pub(crate) const PROFILE_FIELDS: &[Field] = &[
+    Field::read_only("email", "Email", FieldType::Email),
+    Field::read_only("email_verified", "Email verified", FieldType::Boolean),
+    Field::read_only(
+        "has_usable_password",
+        "Has usable password",
+        FieldType::Boolean,
+    ),
+    Field::read_only("install_command", "Install command", FieldType::String),
+    Field::read_only("install_token", "Install token", FieldType::String),
+    Field::text("name", "Name").optional().blank_ok().max(150),
+];
+
+static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+    use Access::{Public, User};
+    vec![
+        Route {
+            pattern: "/auth/",
+            name: "Auth Token",
+            description: "Log in with e-mail and password to obtain an API token (POST),\nor end the token used for this request (DELETE).",
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(LOGIN_FIELDS), |c| {
+                    Box::pin(auth::login(c))
+                }),
+                endpoint(Method::DELETE, User, None, |c| Box::pin(auth::logout(c))),
+            ],
+        },
+        Route {
+            pattern: "/change-password/",
+            name: "Change Password",
+            description: "Set a new password. `old_password` is needed while the account has a usable password.",
+            endpoints: vec![endpoint(
+                Method::POST,
+                User,
+                Some(CHANGE_PASSWORD_FIELDS),
+                |c| Box::pin(accounts::change_password(c)),
+            )],
+        },
+        Route {
+            pattern: "/devices/",
+            name: "Device List",
+            description: "All devices of the account, oldest first.",
+            endpoints: vec![endpoint(Method::GET, User, None, |c| {
+                Box::pin(devices::list(c))
+            })],
+        },
+        Route {
+            pattern: "/devices/{serial}/",
+            name: "Device Detail",
+            description: "One device of the account.",
+            endpoints: vec![endpoint(Method::GET, User, None, |c| {
+                Box::pin(devices::detail(c))
+            })],
+        },
+        Route {
+            pattern: "/devices/{serial}/reboot/",
+            name: "Device Reboot",
+            description: "Dispatch a reboot signal to the device. No body needed.",
+            endpoints: vec![endpoint(Method::POST, User, None, |c| {
+                Box::pin(devices::reboot(c))
+            })],
+        },
+        Route {
+            pattern: "/profile/",
+            name: "Profile",
+            description: "The account's profile. Only `name` can be changed.",
+            endpoints: vec![
+                endpoint(Method::GET, User, None, |c| Box::pin(accounts::profile(c))),
+                endpoint(Method::PUT, User, Some(PROFILE_FIELDS), |c| {
+                    Box::pin(accounts::update_profile(c))
+                }),
+                endpoint(Method::PATCH, User, Some(PROFILE_FIELDS), |c| {
+                    Box::pin(accounts::update_profile(c))
+                }),
+            ],
+        },
+        Route {
+            pattern: "/register/",
+            name: "Register",
+            description: "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
+            endpoints: vec![endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
+                Box::pin(accounts::register(c))
+            })],
+        },
+        Route {
+            pattern: "/reset-password/",
+            name: "Reset Password",
+            description: "Mail a link for setting a new password to the address, if it has an account.",
+            endpoints: vec![endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
+                Box::pin(accounts::reset_password(c))
+            })],
+        },
+    ]
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_lists_methods_in_the_contract_order() {
+        let (profile, _) = find("/profile/").unwrap();
+        assert_eq!(profile.allow(), "GET, PUT, PATCH, HEAD, OPTIONS");
+        let (auth, _) = find("/auth/").unwrap();
+        assert_eq!(auth.allow(), "POST, DELETE, OPTIONS");
+    }
+
+    #[test]
+    fn parameters_are_captured_and_slashes_matter() {
+        let (route, params) = find("/devices/abc/reboot/").unwrap();
+        assert_eq!(route.pattern, "/devices/{serial}/reboot/");
+        assert_eq!(params, ["abc"]);
+        assert!(find("/devices/abc/reboot").is_none());
+        assert!(find("/devices//").is_none());
+        assert!(find("/nothing/").is_none());
+    }
+}

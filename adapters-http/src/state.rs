@@ -1,0 +1,66 @@
+//! What every request handler shares.
+
+use actix_web::HttpRequest;
+use actix_web::http::header;
+use application::DevMgr;
+
+/// Shared state of the HTTP adapter.
+pub struct HttpState {
+    /// The use cases.
+    pub app: DevMgr,
+    /// `--public-url`, without a trailing slash.
+    public_url: Option<String>,
+    /// Where the server listens; the host of last resort for absolute URLs.
+    local_host: String,
+}
+
+impl HttpState {
+    /// Builds the state; `public_url` loses any trailing slash.
+    pub fn new(app: DevMgr, public_url: Option<String>, local_host: String) -> Self {
+        let public_url = public_url.map(|url| url.trim_end_matches('/').to_owned());
+        Self {
+            app,
+            public_url,
+            local_host,
+        }
+    }
+
+    /// The base of absolute URLs: the public URL when configured, else
+    /// `http://` and the request's `Host` (when it is a plausible host name).
+    pub fn base_url(&self, req: &HttpRequest) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .filter(|host| is_plausible_host(host))
+            .unwrap_or(&self.local_host);
+        format!("http://{host}")
+    }
+}
+
+/// Letters, digits, `.-:[]` only: a host name, IPv4 or bracketed IPv6, with
+/// an optional port. Anything else could inject text into mailed links.
+fn is_plausible_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 255
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plausible_host;
+
+    #[test]
+    fn hosts_with_markup_or_paths_are_refused() {
+        assert!(is_plausible_host("devmgr.example:8000"));
+        assert!(is_plausible_host("[::1]:8000"));
+        assert!(!is_plausible_host("evil.example/\"><script>"));
+        assert!(!is_plausible_host("a b"));
+        assert!(!is_plausible_host(""));
+    }
+}

@@ -1,0 +1,120 @@
+use crate::message::build_message;
+use application::StoreError;
+use application::mail::Email;
+use application::ports::Mailer;
+use async_trait::async_trait;
+use lettre::message::Mailbox;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Writes every mail as one `.eml` file in a folder.
+///
+/// Files are written under a temporary name and renamed, so a reader never
+/// sees half a message. Names sort by time of sending.
+#[derive(Debug, Clone)]
+pub struct DirMailer {
+    dir: PathBuf,
+    from: Mailbox,
+}
+
+impl DirMailer {
+    /// Creates the folder if needed.
+    pub fn new(dir: PathBuf, from: Mailbox) -> std::io::Result<Self> {
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self { dir, from })
+    }
+}
+
+#[async_trait]
+impl Mailer for DirMailer {
+    async fn send(&self, email: &Email) -> Result<(), StoreError> {
+        let message =
+            build_message(&self.from, email).map_err(|e| StoreError::new("build e-mail", e))?;
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let name = format!("{nanos:024}-{}", uuid::Uuid::new_v4().simple());
+        let (temp, path) = (
+            self.dir.join(format!(".{name}.tmp")),
+            self.dir.join(format!("{name}.eml")),
+        );
+        tokio::task::spawn_blocking(move || {
+            std::fs::write(&temp, message.formatted())?;
+            std::fs::rename(&temp, &path)
+        })
+        .await
+        .map_err(|e| StoreError::new("write e-mail file", e))?
+        .map_err(|e| StoreError::new("write e-mail file", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mail() -> Email {
+        Email {
+            to: "Owner@Example.com".into(),
+            subject: "Confirm your devmgr e-mail address".into(),
+            text: format!(
+                "Open this link:\n\nhttp://devmgr.test:8000/verify-email/{}/\n",
+                "k".repeat(43)
+            ),
+            html: "<p><a href=\"http://devmgr.test:8000/verify-email/x/\">Confirm</a></p>".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_one_complete_rfc5322_file_per_mail() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailer = DirMailer::new(
+            dir.path().join("mail"),
+            "devmgr <noreply@devmgr.test>".parse().unwrap(),
+        )
+        .unwrap();
+        mailer.send(&mail()).await.unwrap();
+        mailer.send(&mail()).await.unwrap();
+        let files: Vec<_> = std::fs::read_dir(dir.path().join("mail"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 2);
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        for header in [
+            "From: devmgr <noreply@devmgr.test>",
+            "To: Owner@Example.com",
+            "Subject: Confirm your devmgr e-mail address",
+            "Date: ",
+            "Message-ID: <",
+            "MIME-Version: 1.0",
+            "multipart/alternative",
+            "Content-Transfer-Encoding: 7bit",
+        ] {
+            assert!(text.contains(header), "{header} missing from:\n{text}");
+        }
+        let link = format!("http://devmgr.test:8000/verify-email/{}/", "k".repeat(43));
+        assert!(text.contains(&link), "link wrapped or encoded:\n{text}");
+        assert!(
+            files
+                .iter()
+                .all(|f| f.extension().is_some_and(|e| e == "eml"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_recipient_is_an_error_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailer = DirMailer::new(
+            dir.path().to_owned(),
+            "devmgr <noreply@devmgr.test>".parse().unwrap(),
+        )
+        .unwrap();
+        let bad = Email {
+            to: "not an address".into(),
+            ..mail()
+        };
+        assert!(mailer.send(&bad).await.is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

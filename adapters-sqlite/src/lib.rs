@@ -1,0 +1,18 @@
+//! devmgr's repositories on an embedded SQLite database.
+//!
+//! One [`SqliteStore`] implements every repository port. Each call runs on
+//! tokio's blocking pool, behind a semaphore sized like the connection pool,
+//! so no SQLite call ever blocks an async worker and waiting never does
+//! either. Writes use `BEGIN IMMEDIATE`, so a server and a CLI process can
+//! write the same file at once: one waits for the other (busy timeout) instead
+//! of failing half-way.
+
+mod accounts;
+mod commands;
+mod devices;
+mod keys;
+mod rows;
+mod store;
+mod tokens;
+
+pub use store::{OpenError, SqliteStore};

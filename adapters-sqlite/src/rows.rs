@@ -1,0 +1,72 @@
+//! Turning rows into domain values and domain values into columns.
+
+use chrono::{DateTime, Utc};
+use domain::{
+    Account, AccountId, Device, DeviceFacts, EmailAddress, MachineType, Serial, Timestamp,
+};
+use rusqlite::Row;
+use rusqlite::types::Type;
+
+/// Seconds since the epoch, as stored.
+pub(crate) fn to_secs(at: Timestamp) -> i64 {
+    at.timestamp()
+}
+
+/// Reads a stored time.
+pub(crate) fn from_secs(secs: i64) -> Timestamp {
+    DateTime::<Utc>::from_timestamp(secs, 0).unwrap_or_default()
+}
+
+fn invalid(
+    column: usize,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, Type::Text, Box::new(error))
+}
+
+/// The account columns, in the order [`account`] reads them.
+pub(crate) const ACCOUNT_COLUMNS: &str = "accounts.id, accounts.email, accounts.name, accounts.password_hash, \
+     accounts.email_verified, accounts.install_token, accounts.created_time";
+
+/// Reads an account selected with [`ACCOUNT_COLUMNS`].
+pub(crate) fn account(row: &Row<'_>) -> rusqlite::Result<Account> {
+    let email: String = row.get(1)?;
+    Ok(Account {
+        id: AccountId(row.get(0)?),
+        email: EmailAddress::parse(&email).map_err(|e| invalid(1, e))?,
+        name: row.get(2)?,
+        password_hash: row.get(3)?,
+        email_verified: row.get(4)?,
+        install_token: row.get(5)?,
+        created_time: from_secs(row.get(6)?),
+    })
+}
+
+/// The device columns, in the order [`device`] reads them.
+pub(crate) const DEVICE_COLUMNS: &str = "serial, account_id, name, description, wormhole_slug, agent_version, operating_system, \
+     uname, machine_type, disk_capacity, disk_used, processor_speed, ram_capacity, last_seen, \
+     created_time";
+
+/// Reads a device selected with [`DEVICE_COLUMNS`].
+pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
+    let machine_type: String = row.get(8)?;
+    Ok(Device {
+        serial: Serial::from_stored(row.get(0)?),
+        owner: AccountId(row.get(1)?),
+        name: row.get(2)?,
+        description: row.get(3)?,
+        wormhole_slug: row.get(4)?,
+        facts: DeviceFacts {
+            agent_version: row.get(5)?,
+            operating_system: row.get(6)?,
+            uname: row.get(7)?,
+            machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
+            disk_capacity: row.get(9)?,
+            disk_used: row.get(10)?,
+            processor_speed: row.get(11)?,
+            ram_capacity: row.get(12)?,
+        },
+        last_seen: row.get::<_, Option<i64>>(13)?.map(from_secs),
+        created_time: from_secs(row.get(14)?),
+    })
+}

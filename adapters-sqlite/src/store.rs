@@ -1,0 +1,172 @@
+//! The connection pool, its per-connection settings, and migrations.
+
+use application::StoreError;
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::Semaphore;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// How long a connection waits for another writer before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections in the pool (and blocking tasks at once).
+const POOL_SIZE: u32 = 8;
+
+/// The database could not be opened or migrated.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// The pool could not open a connection.
+    #[error("cannot open the SQLite database {path}: {source}")]
+    Pool {
+        /// The database file.
+        path: PathBuf,
+        /// Cause.
+        source: r2d2::Error,
+    },
+    /// A migration failed.
+    #[error("cannot migrate the SQLite database: {0}")]
+    Migrate(String),
+}
+
+/// A pool of connections to one SQLite file; implements every repository port.
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: Pool<SqliteConnectionManager>,
+    permits: Arc<Semaphore>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file. WAL, the busy timeout and
+    /// foreign keys are on for every connection. Does not migrate.
+    pub fn open(path: &Path) -> Result<Self, OpenError> {
+        let manager = SqliteConnectionManager::file(path).with_init(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = NORMAL;
+                 PRAGMA foreign_keys = ON;",
+            )
+        });
+        let pool = Pool::builder()
+            .max_size(POOL_SIZE)
+            .build(manager)
+            .map_err(|source| OpenError::Pool {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(Self {
+            pool,
+            permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
+        })
+    }
+
+    /// Creates or upgrades the schema; returns the schema version now in force.
+    /// Safe to run from several processes at once: a loser retries and finds
+    /// the work done.
+    pub fn migrate(&self) -> Result<i32, OpenError> {
+        let mut last_error = String::new();
+        for attempt in 0..5 {
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(200 * attempt));
+            }
+            let mut conn = self
+                .pool
+                .get()
+                .map_err(|e| OpenError::Migrate(e.to_string()))?;
+            match embedded::migrations::runner()
+                .set_grouped(true)
+                .run(&mut *conn)
+            {
+                Ok(_) => return Ok(schema_version(&conn)),
+                Err(e) => last_error = e.to_string(),
+            }
+        }
+        Err(OpenError::Migrate(last_error))
+    }
+
+    /// Runs `work` with a pooled connection on the blocking pool.
+    pub(crate) async fn run<T, F>(&self, what: &'static str, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        self.run_mapped(what, move |conn| work(conn).map_err(Failure::Sql))
+            .await
+    }
+
+    /// Like [`run`](Self::run), for work that can fail with a domain outcome `E`
+    /// (a duplicate, say) besides SQLite errors.
+    pub(crate) async fn run_mapped<T, E, F>(&self, what: &'static str, work: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, Failure<E>> + Send + 'static,
+    {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| StoreError::new("database is shutting down", e))?;
+        let pool = self.pool.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let mut conn = pool
+                .get()
+                .map_err(|e| Failure::Store(StoreError::new(what, e)))?;
+            work(&mut conn)
+        })
+        .await
+        .map_err(|e| StoreError::new(what, e))?;
+        outcome.map_err(|failure| match failure {
+            Failure::Outcome(e) => e,
+            Failure::Sql(e) => StoreError::new(what, e).into(),
+            Failure::Store(e) => e.into(),
+        })
+    }
+}
+
+/// What a unit of work can fail with.
+pub(crate) enum Failure<E> {
+    /// A domain outcome to hand back as it is.
+    Outcome(E),
+    /// A SQLite error.
+    Sql(rusqlite::Error),
+    /// Any other infrastructure failure.
+    Store(StoreError),
+}
+
+impl<E> From<rusqlite::Error> for Failure<E> {
+    fn from(e: rusqlite::Error) -> Self {
+        Failure::Sql(e)
+    }
+}
+
+/// Whether an error is a UNIQUE violation on `column` (as `table.column`).
+pub(crate) fn is_unique_violation(error: &rusqlite::Error, column: &str) -> bool {
+    matches!(
+        error,
+        rusqlite::Error::SqliteFailure(e, Some(message))
+            if e.code == rusqlite::ErrorCode::ConstraintViolation && message.contains(column)
+    )
+}
+
+fn schema_version(conn: &Connection) -> i32 {
+    conn.query_row(
+        "SELECT COALESCE(MAX(version), 0) FROM refinery_schema_history",
+        [],
+        |row| row.get(0),
+    )
+    .unwrap_or(0)
+}

@@ -1,0 +1,10 @@
+//! Adapters for what the operating system provides: time, randomness, and
+//! CPU for password hashing.
+
+mod clock;
+mod hasher;
+mod random;
+
+pub use clock::SystemClock;
+pub use hasher::Argon2Hasher;
+pub use random::OsRandom;

@@ -1,0 +1,568 @@
+//! Registering, the profile, and passwords.
+
+use super::DevMgr;
+use crate::mail::{self, Email};
+use crate::ports::{CreateAccountError, KeyPurpose, NewAccount, NewEmailKey, StoreError};
+use domain::password::{self, PasswordProblem};
+use domain::text::{PROFILE_NAME, TextError};
+use domain::{Account, EmailAddress, Profile};
+use thiserror::Error;
+
+/// Why a registration was refused.
+#[derive(Debug, Error)]
+pub enum RegisterError {
+    /// The address (ignoring case) has an account already.
+    #[error("an account with this e-mail already exists")]
+    DuplicateEmail,
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What was wrong with the old password of a password change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OldPasswordProblem {
+    /// Needed (the account has a usable password) but not sent.
+    Missing,
+    /// Sent but wrong.
+    Wrong,
+}
+
+/// Why a password change was refused; every problem found is reported.
+#[derive(Debug, Error)]
+pub enum ChangePasswordError {
+    /// The request breaks one or more rules.
+    #[error("password change rejected")]
+    Rejected {
+        /// The old password's problem, if any.
+        old_password: Option<OldPasswordProblem>,
+        /// Every policy rule the new password breaks.
+        new_password: Vec<PasswordProblem>,
+    },
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a profile update was refused.
+#[derive(Debug, Error)]
+pub enum UpdateProfileError {
+    /// The name breaks its rule.
+    #[error("invalid name: {0}")]
+    Name(TextError),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why an operator could not create a user.
+#[derive(Debug, Error)]
+pub enum CreateUserError {
+    /// The address (ignoring case) has an account already.
+    #[error("an account with this e-mail already exists")]
+    DuplicateEmail,
+    /// The name breaks its rule.
+    #[error("invalid name: {0}")]
+    Name(TextError),
+    /// The password breaks the policy.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))]
+    Password(Vec<PasswordProblem>),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A user made by an operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreatedUser {
+    /// The stored address.
+    pub email: String,
+    /// A fresh API token.
+    pub token: String,
+    /// The account's install token.
+    pub install_token: String,
+}
+
+impl DevMgr {
+    /// Registers an account with no usable password, returns its first API
+    /// token and mails a verification link under `base_url`.
+    pub async fn register(
+        &self,
+        email: EmailAddress,
+        base_url: &str,
+    ) -> Result<String, RegisterError> {
+        let now = self.ports.clock.now();
+        let token = self.mint_api_token();
+        let key = self.mint_email_key();
+        let account = NewAccount {
+            email,
+            name: String::new(),
+            password_hash: None,
+            email_verified: false,
+            install_token: self.mint_install_token(),
+            created_time: now,
+            first_token: Some(token.hash),
+            verification_key: Some(NewEmailKey {
+                hash: key.hash,
+                purpose: KeyPurpose::VerifyEmail,
+                expires: now + self.settings.verification_key_lifetime,
+            }),
+        };
+        let account = self
+            .ports
+            .accounts
+            .create(account)
+            .await
+            .map_err(|e| match e {
+                CreateAccountError::DuplicateEmail => RegisterError::DuplicateEmail,
+                CreateAccountError::Store(e) => RegisterError::Store(e),
+            })?;
+        let link = format!("{base_url}/verify-email/{}/", key.secret);
+        self.send_mail(mail::verification(account.email.as_str(), &link))
+            .await;
+        Ok(token.secret)
+    }
+
+    /// The profile of an account, with links under `base_url`.
+    pub fn profile(&self, account: &Account, base_url: &str) -> Profile {
+        account.profile(base_url)
+    }
+
+    /// Sets the display name.
+    pub async fn update_profile_name(
+        &self,
+        account: &Account,
+        name: &str,
+    ) -> Result<Account, UpdateProfileError> {
+        PROFILE_NAME.check(name).map_err(UpdateProfileError::Name)?;
+        Ok(self.ports.accounts.update_name(account.id, name).await?)
+    }
+
+    /// Changes the password. `old` is needed only while the account has a
+    /// usable password; every problem is reported at once.
+    pub async fn change_password(
+        &self,
+        account: &Account,
+        old: Option<&str>,
+        new: &str,
+    ) -> Result<(), ChangePasswordError> {
+        let old_problem = match (&account.password_hash, old) {
+            (None, _) => None,
+            (Some(_), None) => Some(OldPasswordProblem::Missing),
+            (Some(hash), Some(old)) => {
+                let matches = self.ports.hasher.verify(old, Some(hash.clone())).await?;
+                (!matches).then_some(OldPasswordProblem::Wrong)
+            }
+        };
+        let new_problems = password::check(new, &account.password_context())
+            .err()
+            .unwrap_or_default();
+        if old_problem.is_some() || !new_problems.is_empty() {
+            return Err(ChangePasswordError::Rejected {
+                old_password: old_problem,
+                new_password: new_problems,
+            });
+        }
+        let hash = self.ports.hasher.hash(new).await?;
+        Ok(self.ports.accounts.set_password(account.id, &hash).await?)
+    }
+
+    /// Mails a password-reset link under `base_url` if an account has this
+    /// address; does nothing otherwise, and says nothing either way.
+    pub async fn request_password_reset(
+        &self,
+        email: &EmailAddress,
+        base_url: &str,
+    ) -> Result<(), StoreError> {
+        let Some(account) = self.ports.accounts.find_by_email(email).await? else {
+            return Ok(());
+        };
+        let key = self.mint_email_key();
+        let expires = self.ports.clock.now() + self.settings.reset_key_lifetime;
+        let new_key = NewEmailKey {
+            hash: key.hash,
+            purpose: KeyPurpose::ResetPassword,
+            expires,
+        };
+        self.ports.keys.store(account.id, new_key).await?;
+        let link = format!("{base_url}/reset-password/confirm/?key={}", key.secret);
+        self.send_mail(mail::password_reset(account.email.as_str(), &link))
+            .await;
+        Ok(())
+    }
+
+    /// Creates a user from the command line: optionally with a password
+    /// (which must pass the policy) and already verified. Returns a token.
+    pub async fn create_user(
+        &self,
+        email: EmailAddress,
+        password: Option<&str>,
+        name: &str,
+        verified: bool,
+    ) -> Result<CreatedUser, CreateUserError> {
+        PROFILE_NAME.check(name).map_err(CreateUserError::Name)?;
+        let install_token = self.mint_install_token();
+        let password_hash = match password {
+            None => None,
+            Some(password) => {
+                let context = password::PasswordContext {
+                    email: email.as_str(),
+                    name,
+                    install_token: &install_token,
+                };
+                password::check(password, &context).map_err(CreateUserError::Password)?;
+                Some(self.ports.hasher.hash(password).await?)
+            }
+        };
+        let token = self.mint_api_token();
+        let account = NewAccount {
+            email,
+            name: name.to_owned(),
+            password_hash,
+            email_verified: verified,
+            install_token: install_token.clone(),
+            created_time: self.ports.clock.now(),
+            first_token: Some(token.hash),
+            verification_key: None,
+        };
+        let account = self
+            .ports
+            .accounts
+            .create(account)
+            .await
+            .map_err(|e| match e {
+                CreateAccountError::DuplicateEmail => CreateUserError::DuplicateEmail,
+                CreateAccountError::Store(e) => CreateUserError::Store(e),
+            })?;
+        Ok(CreatedUser {
+            email: account.email.to_string(),
+            token: token.secret,
+            install_token,
+        })
+    }
+
+    /// Sends a mail; a failure is logged, never shown to the client, whose
+    /// request has already done its work.
+    async fn send_mail(&self, email: Email) {
+        if let Err(error) = self.ports.mailer.send(&email).await {
+            tracing::error!(error = ?error, subject = %email.subject, "could not send e-mail");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::use_cases::test_support::{Harness, account, email, now};
+    use domain::password::Attribute;
+
+    fn stored(new: NewAccount) -> Account {
+        Account {
+            id: domain::AccountId(7),
+            email: new.email,
+            name: new.name,
+            password_hash: new.password_hash,
+            email_verified: new.email_verified,
+            install_token: new.install_token,
+            created_time: new.created_time,
+        }
+    }
+
+    #[tokio::test]
+    async fn register_creates_an_unverified_account_and_mails_the_link() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_create()
+            .withf(|new| {
+                !new.email_verified
+                    && new.password_hash.is_none()
+                    && new.first_token.is_some()
+                    && new.verification_key.as_ref().is_some_and(|key| {
+                        key.purpose == KeyPurpose::VerifyEmail
+                            && key.expires == now() + chrono::Duration::hours(72)
+                    })
+            })
+            .returning(|new| Ok(stored(new)));
+        h.mailer
+            .expect_send()
+            .withf(|mail| {
+                mail.to == "owner@example.com"
+                    && mail.text.contains("http://base/verify-email/")
+                    && mail.html.contains("http://base/verify-email/")
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        let token = h.app().register(email(), "http://base").await.unwrap();
+        assert_eq!(token.len(), 40);
+    }
+
+    #[tokio::test]
+    async fn register_refuses_a_taken_address_and_sends_nothing() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_create()
+            .returning(|_| Err(CreateAccountError::DuplicateEmail));
+        h.mailer.expect_send().never();
+        let err = h.app().register(email(), "http://base").await.unwrap_err();
+        assert!(matches!(err, RegisterError::DuplicateEmail));
+    }
+
+    #[tokio::test]
+    async fn register_survives_a_failing_mailer() {
+        let mut h = Harness::new();
+        h.accounts.expect_create().returning(|new| Ok(stored(new)));
+        h.mailer
+            .expect_send()
+            .returning(|_| Err(StoreError::message("smtp down")));
+        assert!(h.app().register(email(), "http://base").await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn register_surfaces_storage_failures() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_create()
+            .returning(|_| Err(CreateAccountError::Store(StoreError::message("locked"))));
+        let err = h.app().register(email(), "http://base").await.unwrap_err();
+        assert!(matches!(err, RegisterError::Store(_)));
+    }
+
+    #[tokio::test]
+    async fn change_password_with_the_right_old_password_stores_the_new_hash() {
+        let mut h = Harness::new();
+        h.hasher.expect_verify().returning(|_, _| Ok(true));
+        h.hasher.expect_hash().returning(|_| Ok("new-hash".into()));
+        h.accounts
+            .expect_set_password()
+            .withf(|id, hash| id.0 == 7 && hash == "new-hash")
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let owner = account(true, Some("old-hash"));
+        h.app()
+            .change_password(&owner, Some("old"), "correct-horse-battery-42")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn change_password_reports_a_wrong_old_password_and_every_policy_problem() {
+        let mut h = Harness::new();
+        h.hasher.expect_verify().returning(|_, _| Ok(false));
+        h.accounts.expect_set_password().never();
+        let owner = account(true, Some("old-hash"));
+        let err = h
+            .app()
+            .change_password(&owner, Some("nope"), "1234")
+            .await
+            .unwrap_err();
+        let ChangePasswordError::Rejected {
+            old_password,
+            new_password,
+        } = err
+        else {
+            panic!("expected a rejection");
+        };
+        assert_eq!(old_password, Some(OldPasswordProblem::Wrong));
+        assert_eq!(
+            new_password,
+            vec![
+                PasswordProblem::TooShort,
+                PasswordProblem::TooCommon,
+                PasswordProblem::EntirelyNumeric
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn change_password_needs_the_old_password_while_one_is_usable() {
+        let h = Harness::new();
+        let owner = account(true, Some("old-hash"));
+        let err = h
+            .app()
+            .change_password(&owner, None, "correct-horse-battery-42")
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            ChangePasswordError::Rejected {
+                old_password: Some(OldPasswordProblem::Missing),
+                ..
+            }
+        ));
+    }
+
+    #[tokio::test]
+    async fn change_password_without_a_usable_password_needs_no_old_one() {
+        let mut h = Harness::new();
+        h.hasher.expect_verify().never();
+        h.hasher.expect_hash().returning(|_| Ok("hash".into()));
+        h.accounts
+            .expect_set_password()
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let owner = account(false, None);
+        h.app()
+            .change_password(&owner, Some("ignored"), "correct-horse-battery-42")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn change_password_refuses_one_like_the_email() {
+        let h = Harness::new();
+        let owner = account(true, None);
+        let err = h
+            .app()
+            .change_password(&owner, None, "owner@example.com")
+            .await
+            .unwrap_err();
+        let ChangePasswordError::Rejected { new_password, .. } = err else {
+            panic!()
+        };
+        assert_eq!(
+            new_password,
+            vec![PasswordProblem::TooSimilar(Attribute::Email)]
+        );
+    }
+
+    #[tokio::test]
+    async fn change_password_surfaces_hasher_failures() {
+        let mut h = Harness::new();
+        h.hasher
+            .expect_hash()
+            .returning(|_| Err(StoreError::message("pool closed")));
+        let owner = account(true, None);
+        let err = h
+            .app()
+            .change_password(&owner, None, "correct-horse-battery-42")
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ChangePasswordError::Store(_)));
+    }
+
+    #[tokio::test]
+    async fn reset_request_for_a_known_address_stores_a_key_and_mails_the_link() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, None))));
+        h.keys
+            .expect_store()
+            .withf(|id, key| {
+                id.0 == 7
+                    && key.purpose == KeyPurpose::ResetPassword
+                    && key.expires == now() + chrono::Duration::hours(24)
+            })
+            .times(1)
+            .returning(|_, _| Ok(()));
+        h.mailer
+            .expect_send()
+            .withf(|mail| {
+                mail.text
+                    .contains("http://base/reset-password/confirm/?key=")
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        h.app()
+            .request_password_reset(&email(), "http://base")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn reset_request_for_an_unknown_address_does_nothing() {
+        let mut h = Harness::new();
+        h.accounts.expect_find_by_email().returning(|_| Ok(None));
+        h.keys.expect_store().never();
+        h.mailer.expect_send().never();
+        h.app()
+            .request_password_reset(&email(), "http://base")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn reset_request_surfaces_storage_failures() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, None))));
+        h.keys
+            .expect_store()
+            .returning(|_, _| Err(StoreError::message("full")));
+        h.mailer.expect_send().never();
+        assert!(
+            h.app()
+                .request_password_reset(&email(), "http://base")
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn profile_name_is_checked_then_stored() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_update_name()
+            .withf(|id, name| id.0 == 7 && name == "Ada")
+            .returning(|_, name| {
+                Ok(Account {
+                    name: name.into(),
+                    ..account(true, None)
+                })
+            });
+        let app = h.app();
+        let updated = app
+            .update_profile_name(&account(true, None), "Ada")
+            .await
+            .unwrap();
+        assert_eq!(updated.name, "Ada");
+        let err = app
+            .update_profile_name(&account(true, None), &"x".repeat(151))
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            UpdateProfileError::Name(TextError::TooLong { max: 150 })
+        ));
+    }
+
+    #[tokio::test]
+    async fn create_user_hashes_a_good_password_and_issues_a_token() {
+        let mut h = Harness::new();
+        h.hasher.expect_hash().returning(|_| Ok("hash".into()));
+        h.accounts
+            .expect_create()
+            .withf(|new| new.email_verified && new.password_hash.as_deref() == Some("hash"))
+            .returning(|new| Ok(stored(new)));
+        let user = h
+            .app()
+            .create_user(email(), Some("correct-horse-battery-42"), "Op", true)
+            .await
+            .unwrap();
+        assert_eq!(user.email, "owner@example.com");
+        assert_eq!(user.token.len(), 40);
+        assert_eq!(user.install_token.len(), 32);
+    }
+
+    #[tokio::test]
+    async fn create_user_refuses_a_weak_password_a_bad_name_and_a_taken_address() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_create()
+            .returning(|_| Err(CreateAccountError::DuplicateEmail));
+        let app = h.app();
+        let weak = app
+            .create_user(email(), Some("short"), "", false)
+            .await
+            .unwrap_err();
+        assert!(matches!(weak, CreateUserError::Password(_)));
+        let long_name = app
+            .create_user(email(), None, &"n".repeat(151), false)
+            .await
+            .unwrap_err();
+        assert!(matches!(long_name, CreateUserError::Name(_)));
+        let taken = app.create_user(email(), None, "", false).await.unwrap_err();
+        assert!(matches!(taken, CreateUserError::DuplicateEmail));
+    }
+}

@@ -1,0 +1,163 @@
+//! Logging in and out, and recognising a token.
+
+use super::DevMgr;
+use crate::ports::StoreError;
+use domain::secret::SecretHash;
+use domain::{Account, EmailAddress};
+use thiserror::Error;
+
+/// Why a login was refused.
+#[derive(Debug, Error)]
+pub enum LoginError {
+    /// Unknown address, wrong password or no usable password: indistinguishable.
+    #[error("unable to log in with provided credentials")]
+    InvalidCredentials,
+    /// The password is right but the address is not verified yet.
+    #[error("e-mail address is not verified")]
+    EmailNotVerified,
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DevMgr {
+    /// Checks the credentials and issues a new API token.
+    ///
+    /// An unknown address costs one password verification, exactly like a
+    /// wrong password, so timing reveals nothing.
+    pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
+        let account = self.ports.accounts.find_by_email(email).await?;
+        let hash = account.as_ref().and_then(|a| a.password_hash.clone());
+        let matches = self.ports.hasher.verify(password, hash).await?;
+        let account = match account {
+            Some(account) if matches => account,
+            _ => return Err(LoginError::InvalidCredentials),
+        };
+        if !account.email_verified {
+            return Err(LoginError::EmailNotVerified);
+        }
+        let token = self.mint_api_token();
+        let now = self.ports.clock.now();
+        self.ports
+            .tokens
+            .issue(account.id, &token.hash, now)
+            .await?;
+        Ok(token.secret)
+    }
+
+    /// Ends one token; the account's other tokens stay valid.
+    pub async fn logout(&self, token: &str) -> Result<(), StoreError> {
+        self.ports.tokens.revoke(&SecretHash::of(token)).await
+    }
+
+    /// The account a presented token belongs to.
+    pub async fn authenticate(&self, token: &str) -> Result<Option<Account>, StoreError> {
+        self.ports.tokens.account_for(&SecretHash::of(token)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::use_cases::test_support::{Harness, account, email};
+    use mockall::predicate::eq;
+
+    #[tokio::test]
+    async fn a_verified_account_with_the_right_password_gets_a_new_token() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, Some("hash")))));
+        h.hasher
+            .expect_verify()
+            .withf(|password, hash| password == "s3cret-pass" && hash.as_deref() == Some("hash"))
+            .returning(|_, _| Ok(true));
+        h.tokens
+            .expect_issue()
+            .withf(|id, _, _| id.0 == 7)
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        let token = h.app().login(&email(), "s3cret-pass").await.unwrap();
+        assert_eq!(token.len(), 40);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_address_still_costs_a_verification() {
+        let mut h = Harness::new();
+        h.accounts.expect_find_by_email().returning(|_| Ok(None));
+        h.hasher
+            .expect_verify()
+            .withf(|_, hash| hash.is_none())
+            .times(1)
+            .returning(|_, _| Ok(false));
+        let err = h.app().login(&email(), "whatever").await.unwrap_err();
+        assert!(matches!(err, LoginError::InvalidCredentials));
+    }
+
+    #[tokio::test]
+    async fn a_wrong_password_is_refused() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, Some("hash")))));
+        h.hasher.expect_verify().returning(|_, _| Ok(false));
+        let err = h.app().login(&email(), "wrong").await.unwrap_err();
+        assert!(matches!(err, LoginError::InvalidCredentials));
+    }
+
+    #[tokio::test]
+    async fn an_account_without_a_password_cannot_log_in() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, None))));
+        h.hasher
+            .expect_verify()
+            .withf(|_, hash| hash.is_none())
+            .returning(|_, _| Ok(false));
+        let err = h.app().login(&email(), "anything").await.unwrap_err();
+        assert!(matches!(err, LoginError::InvalidCredentials));
+    }
+
+    #[tokio::test]
+    async fn an_unverified_address_is_refused_after_the_password_check() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(false, Some("hash")))));
+        h.hasher.expect_verify().returning(|_, _| Ok(true));
+        let err = h.app().login(&email(), "right").await.unwrap_err();
+        assert!(matches!(err, LoginError::EmailNotVerified));
+    }
+
+    #[tokio::test]
+    async fn storage_failures_surface() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Err(StoreError::message("disk on fire")));
+        let err = h.app().login(&email(), "x").await.unwrap_err();
+        assert!(matches!(err, LoginError::Store(_)));
+    }
+
+    #[tokio::test]
+    async fn logout_revokes_the_hash_of_the_presented_token() {
+        let mut h = Harness::new();
+        h.tokens
+            .expect_revoke()
+            .with(eq(SecretHash::of("abc")))
+            .times(1)
+            .returning(|_| Ok(()));
+        h.app().logout("abc").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn authenticate_looks_tokens_up_by_hash() {
+        let mut h = Harness::new();
+        h.tokens
+            .expect_account_for()
+            .with(eq(SecretHash::of("abc")))
+            .returning(|_| Ok(Some(account(true, None))));
+        assert!(h.app().authenticate("abc").await.unwrap().is_some());
+    }
+}

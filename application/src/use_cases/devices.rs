@@ -1,0 +1,329 @@
+//! Listing, showing, rebooting and (for operators) adding devices.
+
+use super::DevMgr;
+use crate::ports::{CreateDeviceError, StoreError};
+use domain::device::wormhole_slug;
+use domain::text::{DEVICE_DESCRIPTION, DEVICE_NAME, TextError};
+use domain::{Account, Device, DeviceFacts, EmailAddress, Serial};
+use thiserror::Error;
+
+/// A device with its online state as of the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceView {
+    /// The stored device.
+    pub device: Device,
+    /// Whether its last heartbeat is within the online window.
+    pub online: bool,
+}
+
+/// Why a reboot could not be requested.
+#[derive(Debug, Error)]
+pub enum RebootError {
+    /// No such device in the account.
+    #[error("device not found")]
+    NotFound,
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A device an operator adds from the command line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeviceSpec {
+    /// Name, 1–100 characters.
+    pub name: String,
+    /// A serial to use instead of a random one.
+    pub serial: Option<Serial>,
+    /// Description, 0–1000 characters.
+    pub description: String,
+    /// Facts as an agent would report them.
+    pub facts: DeviceFacts,
+    /// Whether to record a heartbeat now, so the device shows online.
+    pub online: bool,
+}
+
+/// Why a device could not be added.
+#[derive(Debug, Error)]
+pub enum AddDeviceError {
+    /// No account has the owner's address.
+    #[error("no account has this e-mail address")]
+    UnknownOwner,
+    /// The serial is taken.
+    #[error("a device with this serial already exists")]
+    DuplicateSerial,
+    /// The name breaks its rule.
+    #[error("invalid name: {0}")]
+    Name(TextError),
+    /// The description breaks its rule.
+    #[error("invalid description: {0}")]
+    Description(TextError),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DevMgr {
+    fn view(&self, device: Device, now: domain::Timestamp) -> DeviceView {
+        let online = device.is_online(now, self.settings.online_window);
+        DeviceView { device, online }
+    }
+
+    /// Every device of the account, by creation time then serial.
+    pub async fn list_devices(&self, owner: &Account) -> Result<Vec<DeviceView>, StoreError> {
+        let devices = self.ports.devices.list_for(owner.id).await?;
+        let now = self.ports.clock.now();
+        Ok(devices
+            .into_iter()
+            .map(|device| self.view(device, now))
+            .collect())
+    }
+
+    /// One device of the account; `None` for a missing or foreign device alike.
+    pub async fn device(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+    ) -> Result<Option<DeviceView>, StoreError> {
+        let device = self.ports.devices.find_for(owner.id, serial).await?;
+        let now = self.ports.clock.now();
+        Ok(device.map(|device| self.view(device, now)))
+    }
+
+    /// Queues a reboot for one of the account's devices. A reboot still
+    /// pending is not queued twice; either way the signal counts as dispatched.
+    pub async fn reboot(&self, owner: &Account, serial: &Serial) -> Result<(), RebootError> {
+        if self
+            .ports
+            .devices
+            .find_for(owner.id, serial)
+            .await?
+            .is_none()
+        {
+            return Err(RebootError::NotFound);
+        }
+        let now = self.ports.clock.now();
+        let command_id = Serial::from_random_bytes(self.random_bytes()).to_string();
+        let lapse_before = now - self.settings.command_lifetime;
+        self.ports
+            .commands
+            .queue_reboot(serial, &command_id, now, lapse_before)
+            .await?;
+        Ok(())
+    }
+
+    /// Adds a device to the account with the owner's address.
+    pub async fn add_device(
+        &self,
+        owner: &EmailAddress,
+        spec: DeviceSpec,
+    ) -> Result<DeviceView, AddDeviceError> {
+        DEVICE_NAME
+            .check(&spec.name)
+            .map_err(AddDeviceError::Name)?;
+        DEVICE_DESCRIPTION
+            .check(&spec.description)
+            .map_err(AddDeviceError::Description)?;
+        let account = self
+            .ports
+            .accounts
+            .find_by_email(owner)
+            .await?
+            .ok_or(AddDeviceError::UnknownOwner)?;
+        let now = self.ports.clock.now();
+        let serial = spec
+            .serial
+            .unwrap_or_else(|| Serial::from_random_bytes(self.random_bytes()));
+        let device = Device {
+            serial,
+            owner: account.id,
+            name: spec.name,
+            description: spec.description,
+            wormhole_slug: wormhole_slug(self.random_bytes()),
+            facts: spec.facts,
+            last_seen: spec.online.then_some(now),
+            created_time: now,
+        };
+        self.ports
+            .devices
+            .create(&device)
+            .await
+            .map_err(|e| match e {
+                CreateDeviceError::DuplicateSerial => AddDeviceError::DuplicateSerial,
+                CreateDeviceError::Store(e) => AddDeviceError::Store(e),
+            })?;
+        Ok(self.view(device, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::use_cases::test_support::{Harness, account, email, now};
+    use chrono::Duration;
+    use domain::AccountId;
+    use mockall::predicate::eq;
+
+    fn device(last_seen: Option<domain::Timestamp>) -> Device {
+        Device {
+            serial: Serial::from_random_bytes([3; 16]),
+            owner: AccountId(7),
+            name: "pi".into(),
+            description: String::new(),
+            wormhole_slug: "calm-otter-abc123".into(),
+            facts: DeviceFacts::default(),
+            last_seen,
+            created_time: now(),
+        }
+    }
+
+    #[tokio::test]
+    async fn list_marks_devices_online_by_their_last_heartbeat() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_list_for()
+            .with(eq(AccountId(7)))
+            .returning(|_| {
+                Ok(vec![
+                    device(Some(now() - Duration::seconds(10))),
+                    device(Some(now() - Duration::seconds(300))),
+                    device(None),
+                ])
+            });
+        let views = h.app().list_devices(&account(true, None)).await.unwrap();
+        let online: Vec<bool> = views.iter().map(|v| v.online).collect();
+        assert_eq!(online, [true, false, false]);
+    }
+
+    #[tokio::test]
+    async fn detail_is_none_for_missing_or_foreign_devices() {
+        let mut h = Harness::new();
+        h.devices.expect_find_for().returning(|_, _| Ok(None));
+        let serial = Serial::from_random_bytes([1; 16]);
+        assert_eq!(
+            h.app().device(&account(true, None), &serial).await.unwrap(),
+            None
+        );
+    }
+
+    #[tokio::test]
+    async fn reboot_queues_a_command_that_lapses_after_ten_minutes() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_find_for()
+            .returning(|_, _| Ok(Some(device(None))));
+        h.commands
+            .expect_queue_reboot()
+            .withf(|_, id, at, lapse| {
+                id.len() == 36 && *at == now() && *lapse == now() - Duration::minutes(10)
+            })
+            .times(1)
+            .returning(|_, _, _, _| Ok(true));
+        let serial = Serial::from_random_bytes([3; 16]);
+        h.app().reboot(&account(true, None), &serial).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_pending_reboot_still_counts_as_dispatched() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_find_for()
+            .returning(|_, _| Ok(Some(device(None))));
+        h.commands
+            .expect_queue_reboot()
+            .returning(|_, _, _, _| Ok(false));
+        let serial = Serial::from_random_bytes([3; 16]);
+        assert!(h.app().reboot(&account(true, None), &serial).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn reboot_of_a_missing_device_is_not_found() {
+        let mut h = Harness::new();
+        h.devices.expect_find_for().returning(|_, _| Ok(None));
+        h.commands.expect_queue_reboot().never();
+        let serial = Serial::from_random_bytes([3; 16]);
+        let err = h
+            .app()
+            .reboot(&account(true, None), &serial)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RebootError::NotFound));
+    }
+
+    #[tokio::test]
+    async fn reboot_surfaces_storage_failures() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_find_for()
+            .returning(|_, _| Err(StoreError::message("gone")));
+        let serial = Serial::from_random_bytes([3; 16]);
+        let err = h
+            .app()
+            .reboot(&account(true, None), &serial)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RebootError::Store(_)));
+    }
+
+    #[tokio::test]
+    async fn add_device_stores_it_for_the_owner() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, None))));
+        h.devices
+            .expect_create()
+            .withf(|d| d.owner == AccountId(7) && d.name == "kitchen" && d.last_seen == Some(now()))
+            .times(1)
+            .returning(|_| Ok(()));
+        let spec = DeviceSpec {
+            name: "kitchen".into(),
+            online: true,
+            ..DeviceSpec::default()
+        };
+        let view = h.app().add_device(&email(), spec).await.unwrap();
+        assert!(view.online);
+        assert_eq!(view.device.created_time, now());
+    }
+
+    #[tokio::test]
+    async fn add_device_refuses_bad_input_unknown_owners_and_taken_serials() {
+        let mut h = Harness::new();
+        let mut owners = vec![Ok(Some(account(true, None))), Ok(None)];
+        h.accounts
+            .expect_find_by_email()
+            .returning(move |_| owners.pop().expect("two calls"));
+        h.devices
+            .expect_create()
+            .returning(|_| Err(CreateDeviceError::DuplicateSerial));
+        let app = h.app();
+        let blank = DeviceSpec {
+            name: " ".into(),
+            ..DeviceSpec::default()
+        };
+        assert!(matches!(
+            app.add_device(&email(), blank).await,
+            Err(AddDeviceError::Name(TextError::Blank))
+        ));
+        let long = DeviceSpec {
+            name: "n".into(),
+            description: "d".repeat(1001),
+            ..DeviceSpec::default()
+        };
+        assert!(matches!(
+            app.add_device(&email(), long).await,
+            Err(AddDeviceError::Description(_))
+        ));
+        let spec = DeviceSpec {
+            name: "n".into(),
+            ..DeviceSpec::default()
+        };
+        assert!(matches!(
+            app.add_device(&email(), spec.clone()).await,
+            Err(AddDeviceError::UnknownOwner)
+        ));
+        assert!(matches!(
+            app.add_device(&email(), spec).await,
+            Err(AddDeviceError::DuplicateSerial)
+        ));
+    }
+}

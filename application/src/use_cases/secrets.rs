@@ -1,0 +1,48 @@
+//! Fresh secrets drawn from the random-source port.
+
+use super::DevMgr;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use domain::secret::{self, SecretHash};
+
+/// A secret as handed to the client, with the hash that is stored.
+pub(crate) struct Minted {
+    pub(crate) secret: String,
+    pub(crate) hash: SecretHash,
+}
+
+impl Minted {
+    fn new(secret: String) -> Self {
+        let hash = SecretHash::of(&secret);
+        Self { secret, hash }
+    }
+}
+
+impl DevMgr {
+    fn random_array<const N: usize>(&self) -> [u8; N] {
+        let mut out = [0u8; N];
+        let bytes = self.ports.random.bytes(N);
+        out.copy_from_slice(&bytes[..N]);
+        out
+    }
+
+    /// A new API token: 40 lowercase hex characters.
+    pub(crate) fn mint_api_token(&self) -> Minted {
+        Minted::new(secret::api_token(self.random_array()))
+    }
+
+    /// A new key for an e-mailed link: 43 URL-safe characters (256 bits).
+    pub(crate) fn mint_email_key(&self) -> Minted {
+        Minted::new(URL_SAFE_NO_PAD.encode(self.random_array::<32>()))
+    }
+
+    /// A new install token: 32 characters `[a-z0-9]`.
+    pub(crate) fn mint_install_token(&self) -> String {
+        secret::install_token(self.random_array())
+    }
+
+    /// Random bytes for identifiers (serials, command ids, slugs).
+    pub(crate) fn random_bytes<const N: usize>(&self) -> [u8; N] {
+        self.random_array()
+    }
+}

@@ -1,0 +1,80 @@
+//! Mocks of every port, assembled into an application for unit tests.
+
+use super::{DevMgr, Settings};
+use crate::ports::*;
+use chrono::{TimeZone, Utc};
+use domain::{Account, AccountId, EmailAddress, Timestamp};
+use std::sync::Arc;
+
+/// The fixed "now" of every unit test.
+pub(crate) fn now() -> Timestamp {
+    Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+pub(crate) fn email() -> EmailAddress {
+    EmailAddress::parse("owner@example.com").expect("valid address")
+}
+
+/// Account 7, `owner@example.com`, install token `i` × 32.
+pub(crate) fn account(verified: bool, password_hash: Option<&str>) -> Account {
+    Account {
+        id: AccountId(7),
+        email: email(),
+        name: "Owner".into(),
+        password_hash: password_hash.map(str::to_owned),
+        email_verified: verified,
+        install_token: "i".repeat(32),
+        created_time: now(),
+    }
+}
+
+/// One mock per port; set expectations, then call [`Harness::app`].
+pub(crate) struct Harness {
+    pub accounts: MockAccountRepository,
+    pub tokens: MockTokenRepository,
+    pub keys: MockEmailKeyRepository,
+    pub devices: MockDeviceRepository,
+    pub commands: MockCommandRepository,
+    pub mailer: MockMailer,
+    pub hasher: MockPasswordHasher,
+}
+
+impl Harness {
+    pub(crate) fn new() -> Self {
+        Self {
+            accounts: MockAccountRepository::new(),
+            tokens: MockTokenRepository::new(),
+            keys: MockEmailKeyRepository::new(),
+            devices: MockDeviceRepository::new(),
+            commands: MockCommandRepository::new(),
+            mailer: MockMailer::new(),
+            hasher: MockPasswordHasher::new(),
+        }
+    }
+
+    /// The application over these mocks, a fixed clock and counting "random" bytes.
+    pub(crate) fn app(self) -> DevMgr {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(now);
+        let mut random = MockRandomSource::new();
+        random
+            .expect_bytes()
+            .returning(|len| (0..len).map(|i| i as u8).collect());
+        DevMgr::new(
+            Ports {
+                accounts: Arc::new(self.accounts),
+                tokens: Arc::new(self.tokens),
+                keys: Arc::new(self.keys),
+                devices: Arc::new(self.devices),
+                commands: Arc::new(self.commands),
+                mailer: Arc::new(self.mailer),
+                hasher: Arc::new(self.hasher),
+                clock: Arc::new(clock),
+                random: Arc::new(random),
+            },
+            Settings::default(),
+        )
+    }
+}

@@ -1,0 +1,158 @@
+//! The command line (CONTRACT §5).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The address `serve` binds by default, and the base of printed URLs.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8000";
+
+/// devmgr: a self-hosted device-management server.
+#[derive(Debug, Parser)]
+#[command(name = "devmgr", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Database to use: `sqlite://relative/path.db` or `sqlite:///absolute/path.db`.
+    #[arg(
+        long,
+        global = true,
+        env = "DEVMGR_DATABASE_URL",
+        default_value = "sqlite://devmgr.db"
+    )]
+    pub database_url: String,
+
+    /// Base of the absolute URLs the server shows (for example https://devmgr.example.com).
+    /// By default, `http://` and the request's Host header.
+    #[arg(long, global = true, env = "DEVMGR_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server (migrates the database first).
+    Serve(ServeArgs),
+    /// Create or upgrade the database schema.
+    Migrate,
+    /// Manage accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Manage devices.
+    #[command(subcommand)]
+    Device(DeviceCommand),
+    /// Create a verified demo account with a few devices, and print how to use it.
+    Demo,
+}
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0 picks a free one).
+    #[arg(long, env = "DEVMGR_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
+    /// Write each outgoing e-mail as an .eml file in this folder instead of logging it.
+    #[arg(long, env = "DEVMGR_MAIL_DIR")]
+    pub mail_dir: Option<PathBuf>,
+    /// The From address of outgoing e-mail.
+    #[arg(
+        long,
+        env = "DEVMGR_MAIL_FROM",
+        default_value = "devmgr <devmgr@localhost>"
+    )]
+    pub mail_from: String,
+    /// Rate limiting of unauthenticated write routes.
+    #[arg(long, env = "DEVMGR_THROTTLE", value_enum, default_value_t = Throttle::Off)]
+    pub throttle: Throttle,
+    /// A device is online while its last heartbeat is younger than this many seconds.
+    #[arg(long, env = "DEVMGR_ONLINE_WINDOW", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..))]
+    pub online_window: u32,
+    /// HTTP worker threads (default: one per CPU core).
+    #[arg(long, env = "DEVMGR_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+/// Whether throttling is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Throttle {
+    /// Rate limits enforced.
+    On,
+    /// No rate limits.
+    Off,
+}
+
+/// `user` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account; prints its e-mail, a token and its install token.
+    Create(UserCreateArgs),
+}
+
+/// Options of `user create`.
+#[derive(Debug, Args)]
+pub struct UserCreateArgs {
+    /// Login e-mail address.
+    #[arg(long)]
+    pub email: String,
+    /// Password (must pass the password policy); without it the account has no usable password.
+    #[arg(long)]
+    pub password: Option<String>,
+    /// Display name.
+    #[arg(long, default_value = "")]
+    pub name: String,
+    /// Mark the e-mail address as verified.
+    #[arg(long)]
+    pub verified: bool,
+}
+
+/// `device` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum DeviceCommand {
+    /// Add a device to an account; prints the device object.
+    Add(DeviceAddArgs),
+}
+
+/// Options of `device add`.
+#[derive(Debug, Args)]
+pub struct DeviceAddArgs {
+    /// E-mail address of the owning account.
+    #[arg(long)]
+    pub owner: String,
+    /// Device name.
+    #[arg(long)]
+    pub name: String,
+    /// Serial (a UUID); random by default.
+    #[arg(long)]
+    pub serial: Option<String>,
+    /// Description.
+    #[arg(long, default_value = "")]
+    pub description: String,
+    /// Machine type code, e.g. rpi_4b.
+    #[arg(long, default_value = "unknown")]
+    pub machine_type: String,
+    /// Record a heartbeat now, so the device shows online.
+    #[arg(long)]
+    pub online: bool,
+    /// Agent version.
+    #[arg(long, default_value = "")]
+    pub agent_version: String,
+    /// Operating system.
+    #[arg(long, default_value = "")]
+    pub operating_system: String,
+    /// uname string.
+    #[arg(long, default_value = "")]
+    pub uname: String,
+    /// Disk capacity in bytes.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
+    pub disk_capacity: Option<i64>,
+    /// Disk used in bytes.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
+    pub disk_used: Option<i64>,
+    /// RAM in MiB.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    pub ram_capacity: i64,
+    /// Processor speed in MHz.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    pub processor_speed: i64,
+}

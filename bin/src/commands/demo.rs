@@ -1,0 +1,96 @@
+use crate::{CommandError, print_json};
+use adapters_system::OsRandom;
+use application::DevMgr;
+use application::ports::RandomSource;
+use application::use_cases::DeviceSpec;
+use domain::{DeviceFacts, EmailAddress, MachineType};
+use serde_json::json;
+
+const GIB: i64 = 1024 * 1024 * 1024;
+
+/// `devmgr demo`: a fresh verified account with three devices.
+pub async fn run(app: &DevMgr, base_url: &str) -> Result<(), CommandError> {
+    let suffix = random_text(6);
+    let email = EmailAddress::parse(&format!("demo-{suffix}@example.com"))
+        .map_err(CommandError::from_display)?;
+    let password = format!("demo-{}", random_text(14));
+    let user = app
+        .create_user(email.clone(), Some(&password), "Demo User", true)
+        .await
+        .map_err(CommandError::from_display)?;
+    for spec in devices() {
+        app.add_device(&email, spec)
+            .await
+            .map_err(CommandError::from_display)?;
+    }
+    print_json(&json!({
+        "email": user.email,
+        "password": password,
+        "token": user.token,
+        "curl": format!("curl -H 'Authorization: Token {}' {base_url}/devices/", user.token),
+    }))
+}
+
+fn random_text(len: usize) -> String {
+    const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+    OsRandom
+        .bytes(len)
+        .iter()
+        .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+        .collect()
+}
+
+fn devices() -> Vec<DeviceSpec> {
+    let machine = |code| MachineType::from_code(code).unwrap_or_default();
+    vec![
+        DeviceSpec {
+            name: "kitchen-display".into(),
+            description: "Raspberry Pi behind the kitchen screen".into(),
+            facts: DeviceFacts {
+                agent_version: "1.4.2".into(),
+                operating_system: "Raspberry Pi OS 12 (bookworm)".into(),
+                uname: "Linux kitchen-display 6.6.51+rpt-rpi-v8 #1 SMP PREEMPT aarch64 GNU/Linux"
+                    .into(),
+                machine_type: machine("rpi_4b"),
+                disk_capacity: Some(32 * GIB),
+                disk_used: Some(9 * GIB),
+                processor_speed: 1800,
+                ram_capacity: 4096,
+            },
+            online: true,
+            ..DeviceSpec::default()
+        },
+        DeviceSpec {
+            name: "garden-sensor".into(),
+            description: "Soil moisture and temperature".into(),
+            facts: DeviceFacts {
+                agent_version: "1.3.0".into(),
+                operating_system: "Raspberry Pi OS Lite 12 (bookworm)".into(),
+                uname: "Linux garden-sensor 6.6.51+rpt-rpi-v7 #1 SMP armv7l GNU/Linux".into(),
+                machine_type: machine("rpi_zero_2_w"),
+                disk_capacity: Some(16 * GIB),
+                disk_used: Some(3 * GIB),
+                processor_speed: 1000,
+                ram_capacity: 512,
+            },
+            online: false,
+            ..DeviceSpec::default()
+        },
+        DeviceSpec {
+            name: "media-server".into(),
+            description: String::new(),
+            facts: DeviceFacts {
+                agent_version: "1.4.2".into(),
+                operating_system: "Debian GNU/Linux 12 (bookworm)".into(),
+                uname: "Linux media-server 6.1.0-26-amd64 #1 SMP Debian x86_64 GNU/Linux".into(),
+                machine_type: machine("x86_64"),
+                disk_capacity: Some(2000 * GIB),
+                disk_used: Some(1200 * GIB),
+                processor_speed: 3400,
+                ram_capacity: 16384,
+            },
+            online: true,
+            ..DeviceSpec::default()
+        },
+    ]
+}

@@ -1,0 +1,49 @@
+use crate::cli::DeviceAddArgs;
+use crate::{CommandError, print_json};
+use adapters_http::DeviceJson;
+use application::DevMgr;
+use application::use_cases::DeviceSpec;
+use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
+
+/// `devmgr device add`.
+pub async fn add(app: &DevMgr, base_url: &str, args: &DeviceAddArgs) -> Result<(), CommandError> {
+    let owner =
+        EmailAddress::parse(&args.owner).map_err(|e| CommandError(format!("--owner: {e}")))?;
+    let serial = args
+        .serial
+        .as_deref()
+        .map(Serial::parse)
+        .transpose()
+        .map_err(|e| CommandError(format!("--serial: {e}")))?;
+    let machine_type = MachineType::from_code(&args.machine_type).ok_or_else(|| {
+        let known: Vec<&str> = MachineType::all().map(MachineType::code).collect();
+        CommandError(format!(
+            "--machine-type: unknown code `{}` (known: {})",
+            args.machine_type,
+            known.join(", ")
+        ))
+    })?;
+    let spec = DeviceSpec {
+        name: args.name.clone(),
+        serial,
+        description: args.description.clone(),
+        facts: DeviceFacts {
+            agent_version: args.agent_version.clone(),
+            operating_system: args.operating_system.clone(),
+            uname: args.uname.clone(),
+            machine_type,
+            disk_capacity: args.disk_capacity,
+            disk_used: args.disk_used,
+            processor_speed: args.processor_speed,
+            ram_capacity: args.ram_capacity,
+        },
+        online: args.online,
+    };
+    let view = app
+        .add_device(&owner, spec)
+        .await
+        .map_err(CommandError::from_display)?;
+    let json = serde_json::to_value(DeviceJson::new(view, base_url))
+        .map_err(CommandError::from_display)?;
+    print_json(&json)
+}

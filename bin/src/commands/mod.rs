@@ -1,0 +1,48 @@
+//! One module per subcommand.
+
+mod demo;
+mod device;
+mod serve;
+mod user;
+
+use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
+use crate::{CommandError, print_json, wiring};
+use adapters_mail::LogMailer;
+use application::{DevMgr, Settings};
+use std::sync::Arc;
+
+/// Runs the chosen subcommand.
+pub async fn run(cli: Cli) -> Result<(), CommandError> {
+    match cli.command {
+        Command::Serve(ref args) => serve::run(&cli, args).await,
+        Command::Migrate => {
+            let (_, version) = wiring::open_store(&cli.database_url)?;
+            print_json(&serde_json::json!({ "migrated": true, "schema_version": version }))
+        }
+        Command::User(UserCommand::Create(ref args)) => {
+            user::create(&offline_app(&cli)?, args).await
+        }
+        Command::Device(DeviceCommand::Add(ref args)) => {
+            device::add(&offline_app(&cli)?, &base_url(&cli), args).await
+        }
+        Command::Demo => demo::run(&offline_app(&cli)?, &base_url(&cli)).await,
+    }
+}
+
+/// The application for one-shot commands: mail is only logged.
+fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
+    let (store, _) = wiring::open_store(&cli.database_url)?;
+    Ok(wiring::application(
+        store,
+        Arc::new(LogMailer),
+        Settings::default(),
+    ))
+}
+
+/// The base of URLs printed by one-shot commands.
+fn base_url(cli: &Cli) -> String {
+    cli.public_url
+        .as_deref()
+        .map(|url| url.trim_end_matches('/').to_owned())
+        .unwrap_or_else(|| format!("http://{DEFAULT_BIND}"))
+}

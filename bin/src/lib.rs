@@ -1,0 +1,69 @@
+//! devmgr's composition root: the command line, configuration, and the
+//! wiring that chooses which adapter fills each port.
+
+pub mod cli;
+mod commands;
+pub mod database_url;
+mod wiring;
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// A failure of a command, shown on stderr; the process exits with status 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CommandError(pub String);
+
+impl CommandError {
+    /// Wraps any displayable error.
+    pub fn from_display(error: impl std::fmt::Display) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// Runs the command line and returns the process's exit status.
+pub fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    init_logging(&cli);
+    let outcome = actix_web::rt::System::new().block_on(commands::run(cli));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn init_logging(cli: &cli::Cli) {
+    let default = if matches!(cli.command, cli::Command::Serve(_)) {
+        "info"
+    } else {
+        "warn"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("DEVMGR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// Prints one JSON object on stdout, for programs.
+pub(crate) fn print_json(value: &serde_json::Value) -> Result<(), CommandError> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{value}")
+        .and_then(|()| stdout.flush())
+        .map_err(CommandError::from_display)
+}

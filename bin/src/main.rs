@@ -1,0 +1,5 @@
+//! The `devmgr` command.
+
+fn main() -> std::process::ExitCode {
+    devmgr::main()
+}

@@ -1,0 +1,19 @@
+//! The pure rules of devmgr: no I/O, no async, no framework types.
+//!
+//! Everything here is a value that validates itself when it is built, so
+//! code further out can only hold well-formed data.
+
+pub mod account;
+pub mod device;
+pub mod email;
+pub mod machine_type;
+pub mod password;
+pub mod secret;
+pub mod text;
+pub mod time;
+
+pub use account::{Account, AccountId, Profile};
+pub use device::{Device, DeviceFacts, Serial};
+pub use email::EmailAddress;
+pub use machine_type::MachineType;
+pub use time::Timestamp;

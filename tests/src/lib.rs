@@ -1,0 +1,1 @@
+//! The end-to-end tests live in `tests/`; this library is empty.

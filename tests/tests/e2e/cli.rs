@@ -1,0 +1,444 @@
+//! CONTRACT §5: the command line — database URL handling, `migrate`,
+//! `user create`, `device add`, `demo`, and working beside a running server.
+
+use crate::support::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const GOOD_SERIAL: &str = "6b1f0c2e-9d4a-4e57-8a3b-2c1d0e9f8a7b";
+
+#[test]
+fn migrate_prints_json_and_can_run_again() {
+    let db = Db::new();
+    db.json(&["migrate"]);
+    assert!(
+        db.path().is_file(),
+        "the database file exists after migrate"
+    );
+    db.json(&["migrate"]);
+}
+
+#[test]
+fn the_database_url_may_come_before_or_after_the_subcommand() {
+    let db = Db::new();
+    let url = db.url();
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "alice@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    let mut after = devmgr(db.dir());
+    after.args([
+        "user",
+        "create",
+        "--email",
+        "bob@example.com",
+        "--password",
+        PASSWORD,
+        "--database-url",
+        &url,
+    ]);
+    stdout_json(&run(after), "user create … --database-url URL");
+
+    // Both wrote to the same file: each address is now taken, seen from either position.
+    let mut after = devmgr(db.dir());
+    after.args([
+        "user",
+        "create",
+        "--email",
+        "alice@example.com",
+        "--password",
+        PASSWORD,
+        "--database-url",
+        &url,
+    ]);
+    assert_refused(&run(after), "duplicate alice, URL after");
+    let duplicate_bob = db.run(&[
+        "user",
+        "create",
+        "--email",
+        "bob@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    assert_refused(&duplicate_bob, "duplicate bob, URL before");
+}
+
+#[test]
+fn the_database_url_may_come_from_the_environment() {
+    let server = Server::start();
+    let mut command = devmgr(server.db.dir());
+    command.env("DEVMGR_DATABASE_URL", server.db.url()).args([
+        "user",
+        "create",
+        "--email",
+        "carol@example.com",
+        "--password",
+        PASSWORD,
+        "--verified",
+    ]);
+    stdout_json(&run(command), "DEVMGR_DATABASE_URL=… user create");
+    server.login_token("carol@example.com", PASSWORD);
+}
+
+#[test]
+fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
+    let db = Db::new();
+    let mut command = devmgr(db.dir());
+    command.args(["--database-url", "sqlite://relative.db", "migrate"]);
+    stdout_json(&run(command), "--database-url sqlite://relative.db migrate");
+    assert!(db.dir().join("relative.db").is_file());
+}
+
+#[test]
+fn user_create_prints_the_email_a_token_and_the_install_token() {
+    let server = Server::start();
+    let created = server.cli(&[
+        "user",
+        "create",
+        "--email",
+        "Nina.Ortiz@EXAMPLE.com",
+        "--password",
+        PASSWORD,
+        "--name",
+        "Nina Ortiz",
+    ]);
+    assert_eq!(
+        keys(&created),
+        ["email", "install_token", "token"],
+        "{created:#}"
+    );
+    assert_eq!(created["email"], "Nina.Ortiz@example.com");
+    let token = string(&created, "token");
+    let install_token = string(&created, "install_token");
+    assert!(is_auth_token(&token), "{created:#}");
+    assert!(is_install_token(&install_token), "{created:#}");
+
+    let reply = server.get("/profile/").token(&token).send();
+    reply.expect_status(200);
+    let profile = reply.json();
+    assert_eq!(profile["email"], "Nina.Ortiz@example.com");
+    assert_eq!(profile["name"], "Nina Ortiz");
+    assert_eq!(profile["email_verified"], false);
+    assert_eq!(profile["has_usable_password"], true);
+    assert_eq!(profile["install_token"], install_token.as_str());
+}
+
+#[test]
+fn user_create_without_a_password_or_with_verified() {
+    let server = Server::start();
+    let bare = server.cli(&["user", "create", "--email", "otto@example.com"]);
+    let profile = server
+        .get("/profile/")
+        .token(&string(&bare, "token"))
+        .send()
+        .json();
+    assert_eq!(profile["has_usable_password"], false);
+    assert_eq!(profile["email_verified"], false);
+    assert_eq!(profile["name"], "");
+
+    let verified = server.cli(&["user", "create", "--email", "pia@example.com", "--verified"]);
+    let profile = server
+        .get("/profile/")
+        .token(&string(&verified, "token"))
+        .send()
+        .json();
+    assert_eq!(profile["has_usable_password"], false);
+    assert_eq!(profile["email_verified"], true);
+}
+
+#[test]
+fn user_create_applies_the_password_policy() {
+    let db = Db::new();
+    for password in [
+        "123",
+        "password1",
+        "short",
+        "84736291057",
+        "quentin.example",
+    ] {
+        let output = db.run(&[
+            "user",
+            "create",
+            "--email",
+            "quentin@example.com",
+            "--password",
+            password,
+        ]);
+        assert_refused(&output, &format!("user create --password {password}"));
+    }
+    // None of the refusals made the account.
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "quentin@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+}
+
+#[test]
+fn user_create_refuses_a_taken_or_malformed_address() {
+    let db = Db::new();
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "rita@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    for email in ["rita@example.com", "RITA@Example.COM"] {
+        assert_refused(
+            &db.run(&["user", "create", "--email", email, "--password", PASSWORD]),
+            email,
+        );
+    }
+    for email in ["not-an-email", "rita@", "rita@example"] {
+        assert_refused(
+            &db.run(&["user", "create", "--email", email, "--password", PASSWORD]),
+            email,
+        );
+    }
+}
+
+#[test]
+fn device_add_prints_the_device() {
+    let db = Db::new();
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "sam@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    let device = db.json(&[
+        "device",
+        "add",
+        "--owner",
+        "sam@example.com",
+        "--name",
+        "Shed",
+        "--serial",
+        GOOD_SERIAL,
+        "--machine-type",
+        "rpi_4b",
+        "--ram-capacity",
+        "2048",
+    ]);
+    assert_eq!(keys(&device).len(), 18, "{device:#}");
+    assert_eq!(device["serial"], GOOD_SERIAL);
+    assert_eq!(device["name"], "Shed");
+    assert_eq!(device["machine_type"], "rpi_4b");
+    assert_eq!(device["machine_type_display"], "Raspberry Pi 4 Model B");
+    assert_eq!(device["ram_capacity"], 2048);
+    assert_eq!(device["online"], false);
+    assert!(is_timestamp(&string(&device, "created_time")), "{device:#}");
+    assert!(is_slug(&string(&device, "wormhole_slug")), "{device:#}");
+    let url = string(&device, "url");
+    assert!(
+        url.ends_with(&format!("/devices/{GOOD_SERIAL}/")),
+        "{device:#}"
+    );
+    assert_eq!(device["reboot_url"], format!("{url}reboot/"));
+    assert_eq!(device["ports_url"], format!("{url}ports/"));
+
+    // Without --serial the serial is a fresh lowercase UUID.
+    let other = db.json(&[
+        "device",
+        "add",
+        "--owner",
+        "sam@example.com",
+        "--name",
+        "Attic",
+    ]);
+    let serial = string(&other, "serial");
+    assert!(is_lowercase_uuid(&serial), "{serial:?}");
+    assert_ne!(serial, GOOD_SERIAL);
+}
+
+#[test]
+fn device_add_uses_the_public_url_for_its_urls() {
+    let db = Db::new();
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "sam@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    let device = db.json(&[
+        "device",
+        "add",
+        "--owner",
+        "sam@example.com",
+        "--name",
+        "Shed",
+        "--serial",
+        GOOD_SERIAL,
+        "--public-url",
+        "https://devmgr.example.net",
+    ]);
+    let url = format!("https://devmgr.example.net/devices/{GOOD_SERIAL}/");
+    assert_eq!(device["url"], url.as_str());
+    assert_eq!(device["reboot_url"], format!("{url}reboot/"));
+    assert_eq!(device["ports_url"], format!("{url}ports/"));
+}
+
+#[test]
+fn device_add_refuses_bad_input() {
+    let db = Db::new();
+    db.json(&[
+        "user",
+        "create",
+        "--email",
+        "sam@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    db.json(&[
+        "device",
+        "add",
+        "--owner",
+        "sam@example.com",
+        "--name",
+        "Shed",
+        "--serial",
+        GOOD_SERIAL,
+    ]);
+    let cases: [&[&str]; 4] = [
+        &["--owner", "nobody@example.com", "--name", "Ghost"],
+        &[
+            "--owner",
+            "sam@example.com",
+            "--name",
+            "Bad serial",
+            "--serial",
+            "not-a-uuid",
+        ],
+        &[
+            "--owner",
+            "sam@example.com",
+            "--name",
+            "Toaster",
+            "--machine-type",
+            "toaster",
+        ],
+        &[
+            "--owner",
+            "sam@example.com",
+            "--name",
+            "Twin",
+            "--serial",
+            GOOD_SERIAL,
+        ],
+    ];
+    for extra in cases {
+        let mut args = vec!["device", "add"];
+        args.extend_from_slice(extra);
+        assert_refused(&db.run(&args), &args.join(" "));
+    }
+}
+
+#[test]
+fn the_demo_account_works_against_a_running_server() {
+    let server = Server::start();
+    let demo = server.cli(&["demo"]);
+    for key in ["email", "password", "token", "curl"] {
+        assert!(demo[key].is_string(), "demo prints {key}: {demo:#}");
+    }
+    let token = string(&demo, "token");
+    assert!(
+        string(&demo, "curl").contains(&token),
+        "the curl line carries the token: {demo:#}"
+    );
+
+    let reply = server.get("/profile/").token(&token).send();
+    reply.expect_status(200);
+    let profile = reply.json();
+    assert_eq!(profile["email"], demo["email"], "{reply}");
+    assert_eq!(profile["email_verified"], true, "{reply}");
+
+    server.login_token(&string(&demo, "email"), &string(&demo, "password"));
+    let devices = server.get("/devices/").token(&token).send().json();
+    let devices = devices.as_array().expect("an array");
+    assert!(!devices.is_empty(), "the demo account has devices");
+}
+
+#[test]
+fn the_command_line_writes_while_the_server_runs() {
+    let server = Server::start();
+    // Make the server open the database first.
+    server
+        .post("/auth/")
+        .json(&json!({"email": "tom@example.com", "password": PASSWORD}))
+        .send()
+        .expect_status(400);
+
+    let mut command = devmgr(server.db.dir());
+    command.args([
+        "user",
+        "create",
+        "--email",
+        "tom@example.com",
+        "--password",
+        PASSWORD,
+        "--verified",
+    ]);
+    command.args(["--database-url", &server.db.url()]);
+    stdout_json(&run(command), "user create while serving");
+    let token = server.login_token("tom@example.com", PASSWORD);
+    let duplicate = server.cli_output(&[
+        "user",
+        "create",
+        "--email",
+        "tom@example.com",
+        "--password",
+        PASSWORD,
+    ]);
+    assert_refused(&duplicate, "duplicate user create while serving");
+
+    let added = server.device("tom@example.com", "Live", &[]);
+    let reply = server.get("/devices/").token(&token).send();
+    reply.expect_status(200);
+    let listed: Vec<Value> = reply.json().as_array().expect("an array").clone();
+    assert_eq!(listed.len(), 1, "{reply}");
+    assert_eq!(listed[0]["serial"], added["serial"], "{reply}");
+    server.cli(&["migrate"]);
+    server
+        .get("/profile/")
+        .token(&token)
+        .send()
+        .expect_status(200);
+}
+
+#[test]
+fn serve_stops_on_sigterm() {
+    let mut server = Server::start();
+    // A client that keeps no idle connection, so that none delays the shutdown.
+    let client = reqwest::blocking::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("an HTTP client");
+    let response = client
+        .get(server.url("/devices/"))
+        .send()
+        .expect("the server answers");
+    assert_eq!(response.status().as_u16(), 401);
+    drop(response);
+    drop(client);
+    let status = server.terminate(Duration::from_secs(20));
+    let status =
+        status.unwrap_or_else(|| panic!("still running 20 s after SIGTERM\n{}", server.stderr()));
+    assert!(
+        status.success(),
+        "exit status after SIGTERM: {status}\n{}",
+        server.stderr()
+    );
+}

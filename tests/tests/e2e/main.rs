@@ -1,0 +1,15 @@
+//! devmgr's end-to-end tests: the real `devmgr` binary, a fresh SQLite file per
+//! test, real HTTP on 127.0.0.1 and e-mails read back from a `--mail-dir`.
+//!
+//! Every expectation comes from `CONTRACT.md` (§1 conventions, §2 resources,
+//! §3 the seed's endpoints, §5 the command line).
+
+mod support;
+
+mod auth;
+mod cli;
+mod conventions;
+mod devices;
+mod password;
+mod profile;
+mod register;
