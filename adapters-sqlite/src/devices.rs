@@ -6,6 +6,15 @@ use async_trait::async_trait;
 use domain::{AccountId, Device, Serial};
 use rusqlite::{OptionalExtension, params};
 
+/// SQLite reports only one violated constraint; this tells whether the serial is taken.
+fn serial_exists(conn: &rusqlite::Connection, serial: &Serial) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM devices WHERE serial = ?1)",
+        [serial.as_str()],
+        |row| row.get(0),
+    )
+}
+
 #[async_trait]
 impl DeviceRepository for SqliteStore {
     async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError> {
@@ -62,7 +71,9 @@ impl DeviceRepository for SqliteStore {
                 ],
             );
             match inserted {
-                Err(e) if is_unique_violation(&e, "devices.serial") => {
+                Err(e)
+                    if is_unique_violation(&e, "devices.") && serial_exists(conn, &d.serial)? =>
+                {
                     Err(Failure::Outcome(CreateDeviceError::DuplicateSerial))
                 }
                 other => other.map(drop).map_err(Failure::Sql),
