@@ -7,14 +7,18 @@ use std::time::Duration;
 
 const GOOD_SERIAL: &str = "6b1f0c2e-9d4a-4e57-8a3b-2c1d0e9f8a7b";
 
+/// `user create --email <email> --password PASSWORD`, refused.
+#[track_caller]
+fn refuse_user(db: &Db, email: &str, password: &str) {
+    let output = db.run(&["user", "create", "--email", email, "--password", password]);
+    assert_refused(&output, &format!("user create --email {email} --password {password}"));
+}
+
 #[test]
 fn migrate_prints_json_and_can_run_again() {
     let db = Db::new();
     db.json(&["migrate"]);
-    assert!(
-        db.path().is_file(),
-        "the database file exists after migrate"
-    );
+    assert!(db.path().is_file(), "the database file exists after migrate");
     db.json(&["migrate"]);
 }
 
@@ -22,49 +26,18 @@ fn migrate_prints_json_and_can_run_again() {
 fn the_database_url_may_come_before_or_after_the_subcommand() {
     let db = Db::new();
     let url = db.url();
-    db.json(&[
-        "user",
-        "create",
-        "--email",
-        "alice@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    let mut after = devmgr(db.dir());
-    after.args([
-        "user",
-        "create",
-        "--email",
-        "bob@example.com",
-        "--password",
-        PASSWORD,
-        "--database-url",
-        &url,
-    ]);
-    stdout_json(&run(after), "user create … --database-url URL");
+    db.account_with("alice@example.com", &[]);
+    let create_after = |email: &str| {
+        let mut command = devmgr(db.dir());
+        command.args(["user", "create", "--email", email, "--password", PASSWORD]);
+        command.args(["--database-url", &url]);
+        run(command)
+    };
+    stdout_json(&create_after("bob@example.com"), "user create … --database-url URL");
 
     // Both wrote to the same file: each address is now taken, seen from either position.
-    let mut after = devmgr(db.dir());
-    after.args([
-        "user",
-        "create",
-        "--email",
-        "alice@example.com",
-        "--password",
-        PASSWORD,
-        "--database-url",
-        &url,
-    ]);
-    assert_refused(&run(after), "duplicate alice, URL after");
-    let duplicate_bob = db.run(&[
-        "user",
-        "create",
-        "--email",
-        "bob@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    assert_refused(&duplicate_bob, "duplicate bob, URL before");
+    assert_refused(&create_after("alice@example.com"), "duplicate alice, URL after");
+    refuse_user(&db, "bob@example.com", PASSWORD);
 }
 
 #[test]
@@ -94,6 +67,19 @@ fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
 }
 
 #[test]
+fn usage_errors_exit_with_1() {
+    let db = Db::new();
+    for args in [
+        &["user", "create"][..],
+        &["user", "create", "--email"],
+        &["device", "add", "--name", "No owner"],
+        &["frobnicate"],
+    ] {
+        assert_refused(&db.run(args), &args.join(" "));
+    }
+}
+
+#[test]
 fn user_create_prints_the_email_a_token_and_the_install_token() {
     let server = Server::start();
     let created = server.cli(&[
@@ -106,11 +92,7 @@ fn user_create_prints_the_email_a_token_and_the_install_token() {
         "--name",
         "Nina Ortiz",
     ]);
-    assert_eq!(
-        keys(&created),
-        ["email", "install_token", "token"],
-        "{created:#}"
-    );
+    assert_eq!(keys(&created), ["email", "install_token", "token"], "{created:#}");
     assert_eq!(created["email"], "Nina.Ortiz@example.com");
     let token = string(&created, "token");
     let install_token = string(&created, "install_token");
@@ -131,21 +113,13 @@ fn user_create_prints_the_email_a_token_and_the_install_token() {
 fn user_create_without_a_password_or_with_verified() {
     let server = Server::start();
     let bare = server.cli(&["user", "create", "--email", "otto@example.com"]);
-    let profile = server
-        .get("/profile/")
-        .token(&string(&bare, "token"))
-        .send()
-        .json();
+    let profile = server.get("/profile/").token(&string(&bare, "token")).send().json();
     assert_eq!(profile["has_usable_password"], false);
     assert_eq!(profile["email_verified"], false);
     assert_eq!(profile["name"], "");
 
     let verified = server.cli(&["user", "create", "--email", "pia@example.com", "--verified"]);
-    let profile = server
-        .get("/profile/")
-        .token(&string(&verified, "token"))
-        .send()
-        .json();
+    let profile = server.get("/profile/").token(&string(&verified, "token")).send().json();
     assert_eq!(profile["has_usable_password"], false);
     assert_eq!(profile["email_verified"], true);
 }
@@ -153,84 +127,31 @@ fn user_create_without_a_password_or_with_verified() {
 #[test]
 fn user_create_applies_the_password_policy() {
     let db = Db::new();
-    for password in [
-        "123",
-        "password1",
-        "short",
-        "84736291057",
-        "quentin.example",
-    ] {
-        let output = db.run(&[
-            "user",
-            "create",
-            "--email",
-            "quentin@example.com",
-            "--password",
-            password,
-        ]);
-        assert_refused(&output, &format!("user create --password {password}"));
+    for password in ["123", "password1", "short", "84736291057", "quentin.example"] {
+        refuse_user(&db, "quentin@example.com", password);
     }
     // None of the refusals made the account.
-    db.json(&[
-        "user",
-        "create",
-        "--email",
-        "quentin@example.com",
-        "--password",
-        PASSWORD,
-    ]);
+    db.account_with("quentin@example.com", &[]);
 }
 
 #[test]
 fn user_create_refuses_a_taken_or_malformed_address() {
     let db = Db::new();
-    db.json(&[
-        "user",
-        "create",
-        "--email",
-        "rita@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    for email in ["rita@example.com", "RITA@Example.COM"] {
-        assert_refused(
-            &db.run(&["user", "create", "--email", email, "--password", PASSWORD]),
-            email,
-        );
-    }
-    for email in ["not-an-email", "rita@", "rita@example"] {
-        assert_refused(
-            &db.run(&["user", "create", "--email", email, "--password", PASSWORD]),
-            email,
-        );
+    db.account_with("rita@example.com", &[]);
+    for email in ["rita@example.com", "RITA@Example.COM", "not-an-email", "rita@", "rita@example"] {
+        refuse_user(&db, email, PASSWORD);
     }
 }
 
 #[test]
 fn device_add_prints_the_device() {
     let db = Db::new();
-    db.json(&[
-        "user",
-        "create",
-        "--email",
+    db.account_with("sam@example.com", &[]);
+    let device = db.device(
         "sam@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    let device = db.json(&[
-        "device",
-        "add",
-        "--owner",
-        "sam@example.com",
-        "--name",
         "Shed",
-        "--serial",
-        GOOD_SERIAL,
-        "--machine-type",
-        "rpi_4b",
-        "--ram-capacity",
-        "2048",
-    ]);
+        &["--serial", GOOD_SERIAL, "--machine-type", "rpi_4b", "--ram-capacity", "2048"],
+    );
     assert_eq!(keys(&device).len(), 18, "{device:#}");
     assert_eq!(device["serial"], GOOD_SERIAL);
     assert_eq!(device["name"], "Shed");
@@ -241,50 +162,36 @@ fn device_add_prints_the_device() {
     assert!(is_timestamp(&string(&device, "created_time")), "{device:#}");
     assert!(is_slug(&string(&device, "wormhole_slug")), "{device:#}");
     let url = string(&device, "url");
-    assert!(
-        url.ends_with(&format!("/devices/{GOOD_SERIAL}/")),
-        "{device:#}"
-    );
+    assert!(url.ends_with(&format!("/devices/{GOOD_SERIAL}/")), "{device:#}");
     assert_eq!(device["reboot_url"], format!("{url}reboot/"));
     assert_eq!(device["ports_url"], format!("{url}ports/"));
 
     // Without --serial the serial is a fresh lowercase UUID.
-    let other = db.json(&[
-        "device",
-        "add",
-        "--owner",
-        "sam@example.com",
-        "--name",
-        "Attic",
-    ]);
-    let serial = string(&other, "serial");
+    let serial = string(&db.device("sam@example.com", "Attic", &[]), "serial");
     assert!(is_lowercase_uuid(&serial), "{serial:?}");
     assert_ne!(serial, GOOD_SERIAL);
 }
 
 #[test]
+fn device_add_bounds_count_characters() {
+    let db = Db::new();
+    db.account_with("sam@example.com", &[]);
+    let name = "é".repeat(100);
+    let description = "ü".repeat(1000);
+    let device = db.device("sam@example.com", &name, &["--description", &description]);
+    assert_eq!(device["name"], name.as_str());
+    assert_eq!(device["description"], description.as_str());
+}
+
+#[test]
 fn device_add_uses_the_public_url_for_its_urls() {
     let db = Db::new();
-    db.json(&[
-        "user",
-        "create",
-        "--email",
+    db.account_with("sam@example.com", &[]);
+    let device = db.device(
         "sam@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    let device = db.json(&[
-        "device",
-        "add",
-        "--owner",
-        "sam@example.com",
-        "--name",
         "Shed",
-        "--serial",
-        GOOD_SERIAL,
-        "--public-url",
-        "https://devmgr.example.net",
-    ]);
+        &["--serial", GOOD_SERIAL, "--public-url", "https://devmgr.example.net"],
+    );
     let url = format!("https://devmgr.example.net/devices/{GOOD_SERIAL}/");
     assert_eq!(device["url"], url.as_str());
     assert_eq!(device["reboot_url"], format!("{url}reboot/"));
@@ -294,56 +201,17 @@ fn device_add_uses_the_public_url_for_its_urls() {
 #[test]
 fn device_add_refuses_bad_input() {
     let db = Db::new();
-    db.json(&[
-        "user",
-        "create",
-        "--email",
-        "sam@example.com",
-        "--password",
-        PASSWORD,
-    ]);
-    db.json(&[
-        "device",
-        "add",
-        "--owner",
-        "sam@example.com",
-        "--name",
-        "Shed",
-        "--serial",
-        GOOD_SERIAL,
-    ]);
-    let cases: [&[&str]; 4] = [
-        &["--owner", "nobody@example.com", "--name", "Ghost"],
-        &[
-            "--owner",
-            "sam@example.com",
-            "--name",
-            "Bad serial",
-            "--serial",
-            "not-a-uuid",
-        ],
-        &[
-            "--owner",
-            "sam@example.com",
-            "--name",
-            "Toaster",
-            "--machine-type",
-            "toaster",
-        ],
-        &[
-            "--owner",
-            "sam@example.com",
-            "--name",
-            "Twin",
-            "--serial",
-            GOOD_SERIAL,
-        ],
-    ];
-    for extra in cases {
-        let mut args = vec!["device", "add"];
-        args.extend_from_slice(extra);
-        assert_refused(&db.run(&args), &args.join(" "));
-    }
+    db.account_with("sam@example.com", &[]);
+    db.device("sam@example.com", "Shed", &["--serial", GOOD_SERIAL]);
+    let sam = "sam@example.com";
+    db.refuse_device("nobody@example.com", "Ghost", &[]);
+    db.refuse_device(sam, "Bad serial", &["--serial", "not-a-uuid"]);
+    db.refuse_device(sam, "Toaster", &["--machine-type", "toaster"]);
+    db.refuse_device(sam, "Twin", &["--serial", GOOD_SERIAL]);
+    db.refuse_device(sam, "", &[]);
+    db.refuse_device(sam, "   ", &[]);
+    db.refuse_device(sam, &"n".repeat(101), &[]);
+    db.refuse_device(sam, "Chatty", &["--description", &"d".repeat(1001)]);
 }
 
 #[test]
@@ -354,10 +222,7 @@ fn the_demo_account_works_against_a_running_server() {
         assert!(demo[key].is_string(), "demo prints {key}: {demo:#}");
     }
     let token = string(&demo, "token");
-    assert!(
-        string(&demo, "curl").contains(&token),
-        "the curl line carries the token: {demo:#}"
-    );
+    assert!(string(&demo, "curl").contains(&token), "the curl line carries the token: {demo:#}");
 
     let reply = server.get("/profile/").token(&token).send();
     reply.expect_status(200);
@@ -382,26 +247,11 @@ fn the_command_line_writes_while_the_server_runs() {
         .expect_status(400);
 
     let mut command = devmgr(server.db.dir());
-    command.args([
-        "user",
-        "create",
-        "--email",
-        "tom@example.com",
-        "--password",
-        PASSWORD,
-        "--verified",
-    ]);
+    command.args(["user", "create", "--email", "tom@example.com", "--password", PASSWORD, "--verified"]);
     command.args(["--database-url", &server.db.url()]);
     stdout_json(&run(command), "user create while serving");
     let token = server.login_token("tom@example.com", PASSWORD);
-    let duplicate = server.cli_output(&[
-        "user",
-        "create",
-        "--email",
-        "tom@example.com",
-        "--password",
-        PASSWORD,
-    ]);
+    let duplicate = server.cli_output(&["user", "create", "--email", "tom@example.com"]);
     assert_refused(&duplicate, "duplicate user create while serving");
 
     let added = server.device("tom@example.com", "Live", &[]);
@@ -411,11 +261,7 @@ fn the_command_line_writes_while_the_server_runs() {
     assert_eq!(listed.len(), 1, "{reply}");
     assert_eq!(listed[0]["serial"], added["serial"], "{reply}");
     server.cli(&["migrate"]);
-    server
-        .get("/profile/")
-        .token(&token)
-        .send()
-        .expect_status(200);
+    server.get("/profile/").token(&token).send().expect_status(200);
 }
 
 #[test]
@@ -426,19 +272,11 @@ fn serve_stops_on_sigterm() {
         .pool_max_idle_per_host(0)
         .build()
         .expect("an HTTP client");
-    let response = client
-        .get(server.url("/devices/"))
-        .send()
-        .expect("the server answers");
+    let response = client.get(server.url("/devices/")).send().expect("the server answers");
     assert_eq!(response.status().as_u16(), 401);
     drop(response);
     drop(client);
     let status = server.terminate(Duration::from_secs(20));
-    let status =
-        status.unwrap_or_else(|| panic!("still running 20 s after SIGTERM\n{}", server.stderr()));
-    assert!(
-        status.success(),
-        "exit status after SIGTERM: {status}\n{}",
-        server.stderr()
-    );
+    let status = status.unwrap_or_else(|| panic!("still running 20 s after SIGTERM\n{}", server.stderr()));
+    assert!(status.success(), "exit status after SIGTERM: {status}\n{}", server.stderr());
 }

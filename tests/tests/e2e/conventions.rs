@@ -228,6 +228,18 @@ fn options_describes_the_body_of_each_write_method() {
     assert_eq!(actions["PUT"]["name"], name, "{reply}");
     assert_eq!(actions["PATCH"]["name"], name, "{reply}");
 
+    // One action per POST/PUT/PATCH method that takes body fields, no more.
+    for (path, methods) in [
+        ("/auth/", &["POST"][..]),
+        ("/register/", &["POST"]),
+        ("/reset-password/", &["POST"]),
+        ("/change-password/", &["POST"]),
+        ("/profile/", &["PATCH", "PUT"]),
+    ] {
+        let reply = server.options(path).send();
+        assert_eq!(keys(&reply.json()["actions"]), methods, "{reply}");
+    }
+
     // No body-taking write method: no action.
     let reply = server.options(&format!("/devices/{serial}/reboot/")).send();
     assert_eq!(reply.json()["actions"], json!({}), "{reply}");

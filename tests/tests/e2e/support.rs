@@ -98,6 +98,12 @@ pub fn assert_refused(output: &Output, what: &str) {
     );
 }
 
+fn device_add<'a>(owner: &'a str, name: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["device", "add", "--owner", owner, "--name", name];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// A temporary directory holding a (not yet created) SQLite database file.
 pub struct Db {
     dir: TempDir,
@@ -143,6 +149,33 @@ impl Db {
     #[track_caller]
     pub fn json(&self, args: &[&str]) -> Value {
         stdout_json(&self.run(args), &args.join(" "))
+    }
+
+    /// `devmgr user create --email <email> --password PASSWORD <extra…>`.
+    #[track_caller]
+    pub fn account_with(&self, email: &str, extra: &[&str]) -> Account {
+        let mut args = vec!["user", "create", "--email", email, "--password", PASSWORD];
+        args.extend_from_slice(extra);
+        let created = self.json(&args);
+        Account {
+            email: string(&created, "email"),
+            password: PASSWORD.to_owned(),
+            token: string(&created, "token"),
+            install_token: string(&created, "install_token"),
+        }
+    }
+
+    /// `devmgr device add --owner <owner> --name <name> <extra…>`: the device object printed.
+    #[track_caller]
+    pub fn device(&self, owner: &str, name: &str, extra: &[&str]) -> Value {
+        self.json(&device_add(owner, name, extra))
+    }
+
+    /// `devmgr device add --owner <owner> --name <name> <extra…>`, which must be refused.
+    #[track_caller]
+    pub fn refuse_device(&self, owner: &str, name: &str, extra: &[&str]) {
+        let args = device_add(owner, name, extra);
+        assert_refused(&self.run(&args), &args.join(" "));
     }
 }
 
@@ -321,6 +354,11 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
+    /// The `--mail-dir` of this server.
+    pub fn mail_dir(&self) -> &Path {
+        &self.mail_dir
+    }
+
     /// Everything the server wrote to stderr so far.
     pub fn stderr(&self) -> String {
         fs::read_to_string(&self.stderr_path).unwrap_or_default()
@@ -389,23 +427,13 @@ impl Server {
     /// An account with [`PASSWORD`] and extra `user create` options.
     #[track_caller]
     pub fn account_with(&self, email: &str, extra: &[&str]) -> Account {
-        let mut args = vec!["user", "create", "--email", email, "--password", PASSWORD];
-        args.extend_from_slice(extra);
-        let created = self.cli(&args);
-        Account {
-            email: string(&created, "email"),
-            password: PASSWORD.to_owned(),
-            token: string(&created, "token"),
-            install_token: string(&created, "install_token"),
-        }
+        self.db.account_with(email, extra)
     }
 
     /// `devmgr device add --owner <owner> --name <name> <extra…>`: the device object printed.
     #[track_caller]
     pub fn device(&self, owner: &str, name: &str, extra: &[&str]) -> Value {
-        let mut args = vec!["device", "add", "--owner", owner, "--name", name];
-        args.extend_from_slice(extra);
-        self.cli(&args)
+        self.db.device(owner, name, extra)
     }
 
     /// The serial of a new device of `owner`.
