@@ -58,7 +58,7 @@ impl Route {
 
     /// The `Allow` header: the route's methods in the contract's order.
     pub fn allow(&self) -> String {
-        let has = |m: &Method| self.endpoints.iter().any(|e| &e.method == m);
+        let has = |m: &Method| self.endpoints.iter().any(|e| e.method == m);
         let order = [
             (Method::GET, "GET"),
             (Method::POST, "POST"),
@@ -120,17 +120,22 @@ const fn endpoint(
     }
 }
 
-const LOGIN_FIELDS: &[Field] = &[
-    Field::email("email", "Email"),
-    Field::password("password", "Password"),
-];
-const CHANGE_PASSWORD_FIELDS: &[Field] = &[
-    Field::password("old_password", "Old password").optional(),
-    Field::password("new_password", "New password"),
-];
-const EMAIL_FIELDS: &[Field] = &[Field::email("email", "Email")];
-/// The profile as PUT and PATCH see it: `name` is the only writable field.
-pub(crate) const PROFILE_FIELDS: &[Field] = &[
+/// `email` of login, register and reset-password.
+pub(crate) const EMAIL: Field = Field::email("email", "Email");
+/// `password` of login.
+pub(crate) const PASSWORD: Field = Field::password("password", "Password");
+/// `old_password` of change-password: needed only while a password is usable.
+pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
+/// `new_password` of change-password.
+pub(crate) const NEW_PASSWORD: Field = Field::password("new_password", "New password");
+/// `name` of the profile, its only writable field.
+pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
+
+const LOGIN_FIELDS: &[Field] = &[EMAIL, PASSWORD];
+const CHANGE_PASSWORD_FIELDS: &[Field] = &[OLD_PASSWORD, NEW_PASSWORD];
+const EMAIL_FIELDS: &[Field] = &[EMAIL];
+/// The profile as PUT and PATCH see it.
+const PROFILE_FIELDS: &[Field] = &[
     Field::read_only("email", "Email", FieldType::Email),
     Field::read_only("email_verified", "Email verified", FieldType::Boolean),
     Field::read_only(
@@ -140,7 +145,7 @@ pub(crate) const PROFILE_FIELDS: &[Field] = &[
     ),
     Field::read_only("install_command", "Install command", FieldType::String),
     Field::read_only("install_token", "Install token", FieldType::String),
-    Field::text("name", "Name").optional().blank_ok().max(150),
+    PROFILE_NAME,
 ];
 
 static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {

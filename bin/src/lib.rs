@@ -7,7 +7,7 @@ pub mod database_url;
 mod wiring;
 
 use clap::Parser;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 /// A failure of a command, shown on stderr; the process exits with status 1.
@@ -57,6 +57,7 @@ fn init_logging(cli: &cli::Cli) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }
 

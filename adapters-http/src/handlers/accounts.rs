@@ -1,8 +1,8 @@
 use super::{json, no_content};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, FieldErrors};
-use crate::fields::{Field, Form, validated};
-use crate::routes::PROFILE_FIELDS;
+use crate::fields::{Form, validated};
+use crate::routes::{EMAIL, NEW_PASSWORD, OLD_PASSWORD, PROFILE_NAME};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use application::use_cases::{
@@ -10,10 +10,6 @@ use application::use_cases::{
 };
 use domain::Profile;
 use serde_json::{Value, json};
-
-const EMAIL: Field = Field::email("email", "Email");
-const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
-const NEW_PASSWORD: Field = Field::password("new_password", "New password");
 
 fn profile_json(profile: Profile) -> Value {
     json!({
@@ -35,9 +31,8 @@ pub async fn profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 /// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
 pub async fn update_profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let account = ctx.user()?;
-    let name_field = PROFILE_FIELDS.iter().find(|f| f.name == "name").copied();
     let mut form = Form::new(ctx.body.clone());
-    let name = name_field.and_then(|field| form.text(&field));
+    let name = form.text(&PROFILE_NAME);
     form.finish()?;
     let account = match name {
         None => account.clone(),

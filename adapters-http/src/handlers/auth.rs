@@ -1,7 +1,8 @@
 use super::{json, no_content};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, NON_FIELD_ERRORS};
-use crate::fields::{Field, Form, validated};
+use crate::fields::{Form, validated};
+use crate::routes::{EMAIL, PASSWORD};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use application::use_cases::LoginError;
@@ -10,8 +11,8 @@ use serde_json::json;
 /// `POST /auth/`: e-mail and password in, a new token out.
 pub async fn login(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = Form::new(ctx.body);
-    let email = form.email(&Field::email("email", "Email"));
-    let password = form.text(&Field::password("password", "Password"));
+    let email = form.email(&EMAIL);
+    let password = form.text(&PASSWORD);
     form.finish()?;
     let (email, password) = (validated(email)?, validated(password)?);
     match ctx.state.app.login(&email, &password).await {
