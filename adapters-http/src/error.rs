@@ -121,3 +121,46 @@ impl From<application::StoreError> for ApiError {
         Self::internal(&error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::body::to_bytes;
+
+    async fn body_of(error: ApiError) -> (StatusCode, HttpResponse) {
+        let response = error.error_response();
+        (response.status(), response)
+    }
+
+    #[actix_web::test]
+    async fn a_server_error_hides_its_cause() {
+        let cause = std::io::Error::other("SELECT secret FROM /var/lib/devmgr/devmgr.db");
+        let store = application::StoreError::new("find account", cause);
+        let (status, response) = body_of(ApiError::from(store)).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        let body = to_bytes(response.into_body()).await.unwrap();
+        assert_eq!(body, r#"{"detail":"A server error occurred."}"#);
+    }
+
+    #[actix_web::test]
+    async fn unauthorized_carries_the_challenge_and_405_the_allow_header() {
+        let (status, response) = body_of(ApiError::Unauthorized("Invalid token.")).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            response.headers().get(header::WWW_AUTHENTICATE).unwrap(),
+            "Token"
+        );
+        let not_allowed = ApiError::MethodNotAllowed {
+            method: "PATCH".into(),
+            allow: "POST, OPTIONS".into(),
+        };
+        let (status, response) = body_of(not_allowed).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(
+            response.headers().get(header::ALLOW).unwrap(),
+            "POST, OPTIONS"
+        );
+        let body = to_bytes(response.into_body()).await.unwrap();
+        assert_eq!(body, r#"{"detail":"Method \"PATCH\" not allowed."}"#);
+    }
+}

@@ -499,6 +499,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn profile_shows_the_account_with_its_install_command() {
+        let profile = Harness::new()
+            .app()
+            .profile(&account(true, Some("h")), "http://base");
+        assert_eq!(profile.email, "owner@example.com");
+        assert!(profile.email_verified && profile.has_usable_password);
+        assert_eq!(
+            profile.install_command,
+            format!(
+                "devmgr-agent install --server http://base --token {}",
+                "i".repeat(32)
+            )
+        );
+    }
+
     #[tokio::test]
     async fn profile_name_is_checked_then_stored() {
         let mut h = Harness::new();

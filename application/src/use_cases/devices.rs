@@ -206,6 +206,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn detail_of_an_own_device_carries_its_online_state() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_find_for()
+            .withf(|owner, serial| owner.0 == 7 && *serial == Serial::from_random_bytes([3; 16]))
+            .returning(|_, _| Ok(Some(device(Some(now())))));
+        let serial = Serial::from_random_bytes([3; 16]);
+        let view = h
+            .app()
+            .device(&account(true, None), &serial)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(view.online);
+        assert_eq!(view.device.name, "pi");
+    }
+
+    #[tokio::test]
     async fn reboot_queues_a_command_that_lapses_after_ten_minutes() {
         let mut h = Harness::new();
         h.devices
