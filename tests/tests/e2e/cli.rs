@@ -11,14 +11,20 @@ const GOOD_SERIAL: &str = "6b1f0c2e-9d4a-4e57-8a3b-2c1d0e9f8a7b";
 #[track_caller]
 fn refuse_user(db: &Db, email: &str, password: &str) {
     let output = db.run(&["user", "create", "--email", email, "--password", password]);
-    assert_refused(&output, &format!("user create --email {email} --password {password}"));
+    assert_refused(
+        &output,
+        &format!("user create --email {email} --password {password}"),
+    );
 }
 
 #[test]
 fn migrate_prints_json_and_can_run_again() {
     let db = Db::new();
     db.json(&["migrate"]);
-    assert!(db.path().is_file(), "the database file exists after migrate");
+    assert!(
+        db.path().is_file(),
+        "the database file exists after migrate"
+    );
     db.json(&["migrate"]);
 }
 
@@ -31,12 +37,18 @@ fn the_database_url_may_come_before_or_after_the_subcommand() {
         let mut command = devmgr(db.dir());
         command.args(["user", "create", "--email", email, "--password", PASSWORD]);
         command.args(["--database-url", &url]);
-        run(command)
+        run(&mut command)
     };
-    stdout_json(&create_after("bob@example.com"), "user create … --database-url URL");
+    stdout_json(
+        &create_after("bob@example.com"),
+        "user create … --database-url URL",
+    );
 
     // Both wrote to the same file: each address is now taken, seen from either position.
-    assert_refused(&create_after("alice@example.com"), "duplicate alice, URL after");
+    assert_refused(
+        &create_after("alice@example.com"),
+        "duplicate alice, URL after",
+    );
     refuse_user(&db, "bob@example.com", PASSWORD);
 }
 
@@ -53,8 +65,45 @@ fn the_database_url_may_come_from_the_environment() {
         PASSWORD,
         "--verified",
     ]);
-    stdout_json(&run(command), "DEVMGR_DATABASE_URL=… user create");
+    stdout_json(&run(&mut command), "DEVMGR_DATABASE_URL=… user create");
     server.login_token("carol@example.com", PASSWORD);
+}
+
+#[test]
+fn serve_takes_the_database_url_anywhere() {
+    for at in [DatabaseUrlAt::AfterSubcommand, DatabaseUrlAt::Environment] {
+        let server = Server::builder().database_url_at(at).start();
+        let uma = server.account("uma@example.com");
+        server.login_token(&uma.email, PASSWORD);
+        server
+            .get("/profile/")
+            .token(&uma.token)
+            .send()
+            .expect_status(200);
+    }
+}
+
+#[test]
+fn serve_takes_the_public_url_from_the_environment() {
+    let server = Server::builder()
+        .env("DEVMGR_PUBLIC_URL", "https://env.example.net")
+        .start();
+    let vera = server.account("vera@example.com");
+    let profile = server.get("/profile/").token(&vera.token).send().json();
+    assert_eq!(
+        profile["install_command"],
+        format!(
+            "devmgr-agent install --server https://env.example.net --token {}",
+            vera.install_token
+        )
+    );
+}
+
+#[test]
+fn the_default_database_is_devmgr_db_in_the_working_directory() {
+    let db = Db::new();
+    stdout_json(&run(devmgr(db.dir()).arg("migrate")), "migrate");
+    assert!(db.dir().join("devmgr.db").is_file());
 }
 
 #[test]
@@ -62,7 +111,10 @@ fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
     let db = Db::new();
     let mut command = devmgr(db.dir());
     command.args(["--database-url", "sqlite://relative.db", "migrate"]);
-    stdout_json(&run(command), "--database-url sqlite://relative.db migrate");
+    stdout_json(
+        &run(&mut command),
+        "--database-url sqlite://relative.db migrate",
+    );
     assert!(db.dir().join("relative.db").is_file());
 }
 
@@ -92,7 +144,11 @@ fn user_create_prints_the_email_a_token_and_the_install_token() {
         "--name",
         "Nina Ortiz",
     ]);
-    assert_eq!(keys(&created), ["email", "install_token", "token"], "{created:#}");
+    assert_eq!(
+        keys(&created),
+        ["email", "install_token", "token"],
+        "{created:#}"
+    );
     assert_eq!(created["email"], "Nina.Ortiz@example.com");
     let token = string(&created, "token");
     let install_token = string(&created, "install_token");
@@ -113,13 +169,21 @@ fn user_create_prints_the_email_a_token_and_the_install_token() {
 fn user_create_without_a_password_or_with_verified() {
     let server = Server::start();
     let bare = server.cli(&["user", "create", "--email", "otto@example.com"]);
-    let profile = server.get("/profile/").token(&string(&bare, "token")).send().json();
+    let profile = server
+        .get("/profile/")
+        .token(&string(&bare, "token"))
+        .send()
+        .json();
     assert_eq!(profile["has_usable_password"], false);
     assert_eq!(profile["email_verified"], false);
     assert_eq!(profile["name"], "");
 
     let verified = server.cli(&["user", "create", "--email", "pia@example.com", "--verified"]);
-    let profile = server.get("/profile/").token(&string(&verified, "token")).send().json();
+    let profile = server
+        .get("/profile/")
+        .token(&string(&verified, "token"))
+        .send()
+        .json();
     assert_eq!(profile["has_usable_password"], false);
     assert_eq!(profile["email_verified"], true);
 }
@@ -127,7 +191,13 @@ fn user_create_without_a_password_or_with_verified() {
 #[test]
 fn user_create_applies_the_password_policy() {
     let db = Db::new();
-    for password in ["123", "password1", "short", "84736291057", "quentin.example"] {
+    for password in [
+        "123",
+        "password1",
+        "short",
+        "84736291057",
+        "quentin.example",
+    ] {
         refuse_user(&db, "quentin@example.com", password);
     }
     // None of the refusals made the account.
@@ -138,7 +208,13 @@ fn user_create_applies_the_password_policy() {
 fn user_create_refuses_a_taken_or_malformed_address() {
     let db = Db::new();
     db.account_with("rita@example.com", &[]);
-    for email in ["rita@example.com", "RITA@Example.COM", "not-an-email", "rita@", "rita@example"] {
+    for email in [
+        "rita@example.com",
+        "RITA@Example.COM",
+        "not-an-email",
+        "rita@",
+        "rita@example",
+    ] {
         refuse_user(&db, email, PASSWORD);
     }
 }
@@ -150,7 +226,14 @@ fn device_add_prints_the_device() {
     let device = db.device(
         "sam@example.com",
         "Shed",
-        &["--serial", GOOD_SERIAL, "--machine-type", "rpi_4b", "--ram-capacity", "2048"],
+        &[
+            "--serial",
+            GOOD_SERIAL,
+            "--machine-type",
+            "rpi_4b",
+            "--ram-capacity",
+            "2048",
+        ],
     );
     assert_eq!(keys(&device).len(), 18, "{device:#}");
     assert_eq!(device["serial"], GOOD_SERIAL);
@@ -162,7 +245,10 @@ fn device_add_prints_the_device() {
     assert!(is_timestamp(&string(&device, "created_time")), "{device:#}");
     assert!(is_slug(&string(&device, "wormhole_slug")), "{device:#}");
     let url = string(&device, "url");
-    assert!(url.ends_with(&format!("/devices/{GOOD_SERIAL}/")), "{device:#}");
+    assert!(
+        url.ends_with(&format!("/devices/{GOOD_SERIAL}/")),
+        "{device:#}"
+    );
     assert_eq!(device["reboot_url"], format!("{url}reboot/"));
     assert_eq!(device["ports_url"], format!("{url}ports/"));
 
@@ -190,7 +276,12 @@ fn device_add_uses_the_public_url_for_its_urls() {
     let device = db.device(
         "sam@example.com",
         "Shed",
-        &["--serial", GOOD_SERIAL, "--public-url", "https://devmgr.example.net"],
+        &[
+            "--serial",
+            GOOD_SERIAL,
+            "--public-url",
+            "https://devmgr.example.net",
+        ],
     );
     let url = format!("https://devmgr.example.net/devices/{GOOD_SERIAL}/");
     assert_eq!(device["url"], url.as_str());
@@ -222,7 +313,10 @@ fn the_demo_account_works_against_a_running_server() {
         assert!(demo[key].is_string(), "demo prints {key}: {demo:#}");
     }
     let token = string(&demo, "token");
-    assert!(string(&demo, "curl").contains(&token), "the curl line carries the token: {demo:#}");
+    assert!(
+        string(&demo, "curl").contains(&token),
+        "the curl line carries the token: {demo:#}"
+    );
 
     let reply = server.get("/profile/").token(&token).send();
     reply.expect_status(200);
@@ -247,9 +341,17 @@ fn the_command_line_writes_while_the_server_runs() {
         .expect_status(400);
 
     let mut command = devmgr(server.db.dir());
-    command.args(["user", "create", "--email", "tom@example.com", "--password", PASSWORD, "--verified"]);
+    command.args([
+        "user",
+        "create",
+        "--email",
+        "tom@example.com",
+        "--password",
+        PASSWORD,
+        "--verified",
+    ]);
     command.args(["--database-url", &server.db.url()]);
-    stdout_json(&run(command), "user create while serving");
+    stdout_json(&run(&mut command), "user create while serving");
     let token = server.login_token("tom@example.com", PASSWORD);
     let duplicate = server.cli_output(&["user", "create", "--email", "tom@example.com"]);
     assert_refused(&duplicate, "duplicate user create while serving");
@@ -261,7 +363,11 @@ fn the_command_line_writes_while_the_server_runs() {
     assert_eq!(listed.len(), 1, "{reply}");
     assert_eq!(listed[0]["serial"], added["serial"], "{reply}");
     server.cli(&["migrate"]);
-    server.get("/profile/").token(&token).send().expect_status(200);
+    server
+        .get("/profile/")
+        .token(&token)
+        .send()
+        .expect_status(200);
 }
 
 #[test]
@@ -272,11 +378,19 @@ fn serve_stops_on_sigterm() {
         .pool_max_idle_per_host(0)
         .build()
         .expect("an HTTP client");
-    let response = client.get(server.url("/devices/")).send().expect("the server answers");
+    let response = client
+        .get(server.url("/devices/"))
+        .send()
+        .expect("the server answers");
     assert_eq!(response.status().as_u16(), 401);
     drop(response);
     drop(client);
     let status = server.terminate(Duration::from_secs(20));
-    let status = status.unwrap_or_else(|| panic!("still running 20 s after SIGTERM\n{}", server.stderr()));
-    assert!(status.success(), "exit status after SIGTERM: {status}\n{}", server.stderr());
+    let status =
+        status.unwrap_or_else(|| panic!("still running 20 s after SIGTERM\n{}", server.stderr()));
+    assert!(
+        status.success(),
+        "exit status after SIGTERM: {status}\n{}",
+        server.stderr()
+    );
 }

@@ -47,17 +47,10 @@ fn detail(server: &Server, token: &str, serial: &str) -> Value {
 
 /// Seconds since the Unix epoch of a `YYYY-MM-DDTHH:MM:SS` UTC timestamp.
 fn epoch_seconds(timestamp: &str) -> i64 {
-    let number =
-        |range: std::ops::Range<usize>| -> i64 { timestamp[range].parse().expect("digits") };
-    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
-    // Days from civil (Howard Hinnant's algorithm).
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
-    days * 86_400 + number(11..13) * 3600 + number(14..16) * 60 + number(17..19)
+    chrono::NaiveDateTime::parse_from_str(timestamp, "%Y-%m-%dT%H:%M:%S")
+        .unwrap_or_else(|e| panic!("{timestamp:?} is not a timestamp: {e}"))
+        .and_utc()
+        .timestamp()
 }
 
 /// Asserts every rule of CONTRACT §2 that holds for any device of this server.

@@ -8,6 +8,7 @@ mod support;
 
 mod auth;
 mod cli;
+mod concurrency;
 mod conventions;
 mod devices;
 mod password;

@@ -215,8 +215,16 @@ fn the_profile_needs_a_token() {
 fn the_name_is_stored_as_sent() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
-    for name in [" Alice  Smith ", "Ålice <b>&amp;</b> \"Smith\"", "line\nbreak"] {
-        let reply = server.patch("/profile/").token(&alice.token).json(&json!({"name": name})).send();
+    for name in [
+        " Alice  Smith ",
+        "Ålice <b>&amp;</b> \"Smith\"",
+        "line\nbreak",
+    ] {
+        let reply = server
+            .patch("/profile/")
+            .token(&alice.token)
+            .json(&json!({"name": name}))
+            .send();
         reply.expect_status(200);
         assert_eq!(reply.json()["name"], name, "{reply}");
         assert_eq!(profile(&server, &alice.token)["name"], name);

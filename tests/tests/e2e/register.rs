@@ -190,13 +190,25 @@ fn the_verification_mail_is_a_7bit_multipart_text_and_html_message() {
     let link = verification_link(&server, "mona@example.com");
     let mail = server.mails().remove(0);
     assert!(mail.is_ascii(), "the mail is 7bit ASCII:\n{mail}");
-    for needle in ["multipart/alternative", "text/plain", "text/html", "To: ", "Subject: "] {
+    for needle in [
+        "multipart/alternative",
+        "text/plain",
+        "text/html",
+        "To: ",
+        "Subject: ",
+    ] {
         assert!(mail.contains(needle), "{needle:?} missing from:\n{mail}");
     }
-    assert!(mail.matches(link.as_str()).count() >= 2, "the link is in both parts:\n{mail}");
+    assert!(
+        mail.matches(link.as_str()).count() >= 2,
+        "the link is in both parts:\n{mail}"
+    );
     // Mails are written atomically: nothing but finished .eml files is left behind.
     for entry in std::fs::read_dir(server.mail_dir()).expect("the mail directory") {
         let path = entry.expect("an entry").path();
-        assert!(path.extension().is_some_and(|ext| ext == "eml"), "stray file {path:?}");
+        assert!(
+            path.extension().is_some_and(|ext| ext == "eml"),
+            "stray file {path:?}"
+        );
     }
 }

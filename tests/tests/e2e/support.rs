@@ -39,7 +39,7 @@ pub fn devmgr(dir: &Path) -> Command {
 }
 
 /// Runs a command to completion.
-pub fn run(mut command: Command) -> Output {
+pub fn run(command: &mut Command) -> Output {
     command.output().expect("the devmgr binary can be started")
 }
 
@@ -142,7 +142,7 @@ impl Db {
 
     /// Runs `devmgr --database-url <url> <args…>` and returns its output.
     pub fn run(&self, args: &[&str]) -> Output {
-        run(self.command(args))
+        run(&mut self.command(args))
     }
 
     /// Runs a subcommand that must succeed and print one JSON object.
@@ -197,6 +197,20 @@ pub struct Account {
 pub struct ServerBuilder {
     public_url: Option<String>,
     online_window: Option<u64>,
+    database_url_at: DatabaseUrlAt,
+    env: Vec<(String, String)>,
+}
+
+/// Where `serve` is told the database URL.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+pub enum DatabaseUrlAt {
+    /// `devmgr --database-url URL serve …`
+    #[default]
+    BeforeSubcommand,
+    /// `devmgr serve … --database-url URL`
+    AfterSubcommand,
+    /// `DEVMGR_DATABASE_URL=URL devmgr serve …`
+    Environment,
 }
 
 impl ServerBuilder {
@@ -212,6 +226,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Where the database URL goes on the command line.
+    pub fn database_url_at(mut self, at: DatabaseUrlAt) -> Self {
+        self.database_url_at = at;
+        self
+    }
+
+    /// An environment variable for the server.
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
     /// Spawns `devmgr serve --bind 127.0.0.1:0` and waits until it listens.
     pub fn start(self) -> Server {
         let db = Db::new();
@@ -220,8 +246,22 @@ impl ServerBuilder {
         let stderr_path = db.dir().join("server.stderr");
         let stderr = fs::File::create(&stderr_path).expect("the stderr file can be made");
 
-        let mut command = db.command(&["serve", "--bind", "127.0.0.1:0", "--mail-dir"]);
+        let mut command = devmgr(db.dir());
+        if self.database_url_at == DatabaseUrlAt::BeforeSubcommand {
+            command.args(["--database-url", &db.url()]);
+        }
+        command.args(["serve", "--bind", "127.0.0.1:0", "--mail-dir"]);
         command.arg(&mail_dir);
+        match self.database_url_at {
+            DatabaseUrlAt::BeforeSubcommand => {}
+            DatabaseUrlAt::AfterSubcommand => {
+                command.args(["--database-url", &db.url()]);
+            }
+            DatabaseUrlAt::Environment => {
+                command.env("DEVMGR_DATABASE_URL", db.url());
+            }
+        }
+        command.envs(self.env.iter().map(|(name, value)| (name, value)));
         if let Some(url) = &self.public_url {
             command.args(["--public-url", url]);
         }
