@@ -5,17 +5,18 @@
 use crate::auth::{self, Presented};
 use crate::body;
 use crate::error::ApiError;
-use crate::fields::actions_entry;
+use crate::fields::{Form, actions_entry};
 use crate::routes::{self, Access, Route};
 use crate::state::HttpState;
 use actix_web::http::{Method, header};
 use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use domain::Account;
 use futures_util::FutureExt;
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value, json};
 use std::panic::AssertUnwindSafe;
+use std::time::Instant;
 
 /// The code behind one endpoint.
 pub type Handler = fn(Ctx) -> LocalBoxFuture<'static, Result<HttpResponse, ApiError>>;
@@ -42,24 +43,38 @@ impl Ctx {
         self.account.as_ref().ok_or_else(auth::not_provided)
     }
 
+    /// Starts validating the body (which the context gives up).
+    pub fn form(&mut self) -> Form {
+        Form::new(std::mem::take(&mut self.body))
+    }
+
     /// Absolute URLs start with this: `--public-url`, else `http://` + Host.
     pub fn base_url(&self) -> String {
         self.state.base_url(&self.req)
     }
 }
 
-/// Serves every request.
+/// Logs one line per request: method, path (never the query string, which
+/// may carry keys), status and duration.
 pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>) -> HttpResponse {
-    match AssertUnwindSafe(serve(req, payload, state))
+    let started = Instant::now();
+    let (method, path) = (req.method().clone(), req.path().to_owned());
+    let response = match AssertUnwindSafe(serve(req, payload, state))
         .catch_unwind()
         .await
     {
         Ok(Ok(response)) => response,
-        Ok(Err(error)) => actix_web::ResponseError::error_response(&error),
-        Err(_) => {
-            actix_web::ResponseError::error_response(&ApiError::Internal("handler panicked".into()))
-        }
-    }
+        Ok(Err(error)) => error.error_response(),
+        Err(_) => ApiError::Internal("handler panicked".into()).error_response(),
+    };
+    tracing::info!(
+        %method,
+        path,
+        status = response.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
 }
 
 async fn serve(

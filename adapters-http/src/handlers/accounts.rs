@@ -1,7 +1,7 @@
 use super::{json, no_content};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, FieldErrors};
-use crate::fields::{Form, validated};
+use crate::fields::validated;
 use crate::routes::{EMAIL, NEW_PASSWORD, OLD_PASSWORD, PROFILE_NAME};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
@@ -29,9 +29,9 @@ pub async fn profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 }
 
 /// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
-pub async fn update_profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+pub async fn update_profile(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = ctx.form();
     let account = ctx.user()?;
-    let mut form = Form::new(ctx.body.clone());
     let name = form.text(&PROFILE_NAME);
     form.finish()?;
     let account = match name {
@@ -51,9 +51,9 @@ pub async fn update_profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 }
 
 /// `POST /change-password/`: every problem of both fields reported at once.
-pub async fn change_password(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+pub async fn change_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = ctx.form();
     let account = ctx.user()?;
-    let mut form = Form::new(ctx.body.clone());
     let old = form.text(&OLD_PASSWORD);
     let new = form.text(&NEW_PASSWORD);
     form.finish()?;
@@ -90,8 +90,8 @@ pub async fn change_password(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 }
 
 /// `POST /register/`: a new unverified account and its first token.
-pub async fn register(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let mut form = Form::new(ctx.body.clone());
+pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
     match ctx
@@ -110,11 +110,11 @@ pub async fn register(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 }
 
 /// `POST /reset-password/`: 204 whether or not the address has an account.
-pub async fn reset_password(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+pub async fn reset_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     if ctx.account.is_some() {
         return Err(ApiError::Forbidden("You are already signed in."));
     }
-    let mut form = Form::new(ctx.body.clone());
+    let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
     ctx.state

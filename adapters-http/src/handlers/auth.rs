@@ -1,7 +1,7 @@
 use super::{json, no_content};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, NON_FIELD_ERRORS};
-use crate::fields::{Form, validated};
+use crate::fields::validated;
 use crate::routes::{EMAIL, PASSWORD};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
@@ -9,8 +9,8 @@ use application::use_cases::LoginError;
 use serde_json::json;
 
 /// `POST /auth/`: e-mail and password in, a new token out.
-pub async fn login(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let mut form = Form::new(ctx.body);
+pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let mut form = ctx.form();
     let email = form.email(&EMAIL);
     let password = form.text(&PASSWORD);
     form.finish()?;

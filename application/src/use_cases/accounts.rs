@@ -19,6 +19,15 @@ pub enum RegisterError {
     Store(#[from] StoreError),
 }
 
+impl From<CreateAccountError> for RegisterError {
+    fn from(error: CreateAccountError) -> Self {
+        match error {
+            CreateAccountError::DuplicateEmail => Self::DuplicateEmail,
+            CreateAccountError::Store(e) => Self::Store(e),
+        }
+    }
+}
+
 /// What was wrong with the old password of a password change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OldPasswordProblem {
@@ -72,6 +81,15 @@ pub enum CreateUserError {
     Store(#[from] StoreError),
 }
 
+impl From<CreateAccountError> for CreateUserError {
+    fn from(error: CreateAccountError) -> Self {
+        match error {
+            CreateAccountError::DuplicateEmail => Self::DuplicateEmail,
+            CreateAccountError::Store(e) => Self::Store(e),
+        }
+    }
+}
+
 /// A user made by an operator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreatedUser {
@@ -108,15 +126,7 @@ impl DevMgr {
                 expires: now + self.settings.verification_key_lifetime,
             }),
         };
-        let account = self
-            .ports
-            .accounts
-            .create(account)
-            .await
-            .map_err(|e| match e {
-                CreateAccountError::DuplicateEmail => RegisterError::DuplicateEmail,
-                CreateAccountError::Store(e) => RegisterError::Store(e),
-            })?;
+        let account = self.ports.accounts.create(account).await?;
         let link = format!("{base_url}/verify-email/{}/", key.secret);
         self.send_mail(mail::verification(account.email.as_str(), &link))
             .await;
@@ -225,15 +235,7 @@ impl DevMgr {
             first_token: Some(token.hash),
             verification_key: None,
         };
-        let account = self
-            .ports
-            .accounts
-            .create(account)
-            .await
-            .map_err(|e| match e {
-                CreateAccountError::DuplicateEmail => CreateUserError::DuplicateEmail,
-                CreateAccountError::Store(e) => CreateUserError::Store(e),
-            })?;
+        let account = self.ports.accounts.create(account).await?;
         Ok(CreatedUser {
             email: account.email.to_string(),
             token: token.secret,
