@@ -8,19 +8,38 @@ use application::ports::Mailer;
 use application::{DevMgr, Ports, Settings};
 use std::sync::Arc;
 
-/// Opens and migrates the database named by the URL.
-pub fn open_store(database_url: &str) -> Result<(SqliteStore, i32), CommandError> {
+/// Runs start-up work that blocks (file I/O, SQLite, a first Argon2 hash) on
+/// the blocking pool, never on an async worker.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
+) -> Result<T, CommandError> {
+    actix_web::rt::task::spawn_blocking(work)
+        .await
+        .map_err(CommandError::from_display)?
+}
+
+/// Opens and migrates the database named by the URL; returns the schema version.
+pub async fn open_store(database_url: &str) -> Result<(SqliteStore, i32), CommandError> {
     let DatabaseUrl::Sqlite(path) = DatabaseUrl::parse(database_url).map_err(CommandError)?;
-    let store = SqliteStore::open(&path).map_err(CommandError::from_display)?;
-    let version = store.migrate().map_err(CommandError::from_display)?;
-    Ok((store, version))
+    blocking(move || {
+        let store = SqliteStore::open(&path).map_err(CommandError::from_display)?;
+        let version = store.migrate().map_err(CommandError::from_display)?;
+        Ok((store, version))
+    })
+    .await
 }
 
 /// The application over SQLite, the given mailer, Argon2id and the system.
-pub fn application(store: SqliteStore, mailer: Arc<dyn Mailer>, settings: Settings) -> DevMgr {
-    let store = Arc::new(store);
+pub async fn application(
+    store: SqliteStore,
+    mailer: Arc<dyn Mailer>,
+    settings: Settings,
+) -> Result<DevMgr, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    DevMgr::new(
+    // Leave a core free for everything else while a login burst hashes.
+    let hasher = blocking(move || Ok(Argon2Hasher::owasp(cores.saturating_sub(1).max(1)))).await?;
+    let store = Arc::new(store);
+    Ok(DevMgr::new(
         Ports {
             accounts: store.clone(),
             tokens: store.clone(),
@@ -28,11 +47,10 @@ pub fn application(store: SqliteStore, mailer: Arc<dyn Mailer>, settings: Settin
             devices: store.clone(),
             commands: store,
             mailer,
-            // Leave a core free for everything else while a login burst hashes.
-            hasher: Arc::new(Argon2Hasher::owasp(cores.saturating_sub(1).max(1))),
+            hasher: Arc::new(hasher),
             clock: Arc::new(SystemClock),
             random: Arc::new(OsRandom),
         },
         settings,
-    )
+    ))
 }

@@ -16,27 +16,23 @@ pub async fn run(cli: Cli) -> Result<(), CommandError> {
     match cli.command {
         Command::Serve(ref args) => serve::run(&cli, args).await,
         Command::Migrate => {
-            let (_, version) = wiring::open_store(&cli.database_url)?;
+            let (_, version) = wiring::open_store(&cli.database_url).await?;
             print_json(&serde_json::json!({ "migrated": true, "schema_version": version }))
         }
         Command::User(UserCommand::Create(ref args)) => {
-            user::create(&offline_app(&cli)?, args).await
+            user::create(&offline_app(&cli).await?, args).await
         }
         Command::Device(DeviceCommand::Add(ref args)) => {
-            device::add(&offline_app(&cli)?, &base_url(&cli), args).await
+            device::add(&offline_app(&cli).await?, &base_url(&cli), args).await
         }
-        Command::Demo => demo::run(&offline_app(&cli)?, &base_url(&cli)).await,
+        Command::Demo => demo::run(&offline_app(&cli).await?, &base_url(&cli)).await,
     }
 }
 
 /// The application for one-shot commands: mail is only logged.
-fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
-    let (store, _) = wiring::open_store(&cli.database_url)?;
-    Ok(wiring::application(
-        store,
-        Arc::new(LogMailer),
-        Settings::default(),
-    ))
+async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
+    let (store, _) = wiring::open_store(&cli.database_url).await?;
+    wiring::application(store, Arc::new(LogMailer), Settings::default()).await
 }
 
 /// The base of URLs printed by one-shot commands.

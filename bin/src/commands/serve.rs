@@ -17,12 +17,12 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
         ));
     }
     let mailer = mailer(args)?;
-    let (store, version) = wiring::open_store(&cli.database_url)?;
+    let (store, version) = wiring::open_store(&cli.database_url).await?;
     let settings = Settings {
         online_window: chrono::Duration::seconds(i64::from(args.online_window)),
         ..Settings::default()
     };
-    let app = wiring::application(store, mailer, settings);
+    let app = wiring::application(store, mailer, settings).await?;
     let listener = TcpListener::bind(&args.bind)
         .map_err(|e| CommandError(format!("cannot listen on {}: {e}", args.bind)))?;
     let address = listener.local_addr().map_err(CommandError::from_display)?;
