@@ -30,6 +30,14 @@ pub enum OpenError {
         /// Cause.
         source: r2d2::Error,
     },
+    /// WAL mode could not be switched on.
+    #[error("cannot open the SQLite database {path}: {source}")]
+    Wal {
+        /// The database file.
+        path: PathBuf,
+        /// Cause.
+        source: rusqlite::Error,
+    },
     /// A migration failed.
     #[error("cannot migrate the SQLite database: {0}")]
     Migrate(String),
@@ -49,16 +57,17 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database file. WAL, the busy timeout and
-    /// foreign keys are on for every connection. Does not migrate.
+    /// Opens (creating if needed) the database file. WAL is switched on once
+    /// here; every pooled connection gets the busy timeout and foreign keys.
+    /// Does not migrate.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
+        enable_wal(path).map_err(|source| OpenError::Wal {
+            path: path.to_owned(),
+            source,
+        })?;
         let manager = SqliteConnectionManager::file(path).with_init(|conn| {
             conn.busy_timeout(BUSY_TIMEOUT)?;
-            conn.execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;",
-            )
+            conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         });
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
@@ -160,6 +169,30 @@ pub(crate) fn is_unique_violation(error: &rusqlite::Error, column: &str) -> bool
         rusqlite::Error::SqliteFailure(e, Some(message))
             if e.code == rusqlite::ErrorCode::ConstraintViolation && message.contains(column)
     )
+}
+
+/// Switches the file to WAL mode (a lasting property of the file). Another
+/// process opening the same new file at the same moment can make this fail
+/// with SQLITE_BUSY without the busy handler ever running, so retry a while.
+fn enable_wal(path: &Path) -> rusqlite::Result<()> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let mut attempt = 0;
+    loop {
+        let mode = conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        });
+        match mode {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && attempt < 50 =>
+            {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn schema_version(conn: &Connection) -> i32 {
