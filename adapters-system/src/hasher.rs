@@ -28,8 +28,9 @@ impl Argon2Hasher {
         Self::with_params(params, parallelism)
     }
 
-    /// Cheap parameters for tests of other components.
-    pub fn fast_for_tests() -> Self {
+    /// Cheap parameters, for this crate's tests.
+    #[cfg(test)]
+    fn fast_for_tests() -> Self {
         let params =
             Params::new(Params::MIN_M_COST, 1, 1, None).expect("minimum parameters are valid");
         Self::with_params(params, 2)

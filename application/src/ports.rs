@@ -207,7 +207,7 @@ pub trait Clock: Send + Sync {
 /// Cryptographically secure random bytes.
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 pub trait RandomSource: Send + Sync {
-    /// `len` random bytes.
+    /// Exactly `len` random bytes.
     fn bytes(&self, len: usize) -> Vec<u8>;
 }
 
