@@ -53,9 +53,4 @@ impl DevMgr {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         Self { ports, settings }
     }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
-    }
 }
