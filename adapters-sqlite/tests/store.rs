@@ -188,15 +188,21 @@ async fn devices_are_listed_in_order_and_foreign_ones_are_invisible() {
     assert!(matches!(again, Err(CreateDeviceError::DuplicateSerial)));
 }
 
-#[tokio::test]
-async fn a_pending_reboot_is_queued_once_until_it_lapses() {
+/// A fresh database with one account and one device, for command tests.
+async fn store_with_device(serial_byte: u8) -> (tempfile::TempDir, SqliteStore, Device) {
     let dir = tempfile::tempdir().unwrap();
     let store = open(&dir.path().join("db.sqlite"));
     let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
         .await
         .unwrap();
-    let pi = device(ann.id, 4, t0());
+    let pi = device(ann.id, serial_byte, t0());
     DeviceRepository::create(&store, &pi).await.unwrap();
+    (dir, store, pi)
+}
+
+#[tokio::test]
+async fn a_pending_reboot_is_queued_once_until_it_lapses() {
+    let (_dir, store, pi) = store_with_device(4).await;
     let lapse = Duration::minutes(10);
 
     assert!(
@@ -223,13 +229,7 @@ async fn a_pending_reboot_is_queued_once_until_it_lapses() {
 
 #[tokio::test]
 async fn concurrent_reboots_queue_one_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir.path().join("db.sqlite"));
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
-        .await
-        .unwrap();
-    let pi = device(ann.id, 5, t0());
-    DeviceRepository::create(&store, &pi).await.unwrap();
+    let (_dir, store, pi) = store_with_device(5).await;
     let attempts = (0..16).map(|i| {
         let (store, serial) = (store.clone(), pi.serial.clone());
         tokio::spawn(async move {
