@@ -1,6 +1,6 @@
 //! The one entry point of every request. It applies the conventions of
 //! CONTRACT §1 in DRF's order: trailing-slash redirect, 404, authentication,
-//! OPTIONS, permission, 405, body parsing; then calls the endpoint.
+//! OPTIONS, permission, 405, throttling, body parsing; then calls the endpoint.
 
 use crate::auth::{self, Presented};
 use crate::body;
@@ -102,6 +102,11 @@ async fn serve(
     };
     if endpoint.access == Access::User && account.is_none() {
         return Err(auth::not_provided());
+    }
+    if endpoint.throttled
+        && let Some(throttle) = &state.throttle
+    {
+        throttle.check(&req).map_err(ApiError::Throttled)?;
     }
     let body = if [Method::POST, Method::PUT, Method::PATCH].contains(&method) {
         let bytes = body::read_limited(&req, payload).await?;

@@ -36,6 +36,8 @@ pub enum ApiError {
     TooLarge,
     /// 415 for a body that is not JSON.
     UnsupportedMediaType(String),
+    /// 429 with `Retry-After`: the client may try again in this many seconds.
+    Throttled(u64),
     /// 500: the cause is logged, never shown.
     Internal(String),
 }
@@ -71,6 +73,9 @@ impl ApiError {
             Self::UnsupportedMediaType(media_type) => {
                 format!("Unsupported media type \"{media_type}\" in request.")
             }
+            Self::Throttled(seconds) => {
+                format!("Request was throttled. Expected available in {seconds} seconds.")
+            }
             Self::Internal(_) => "A server error occurred.".to_owned(),
         };
         json!({ "detail": detail })
@@ -93,6 +98,7 @@ impl ResponseError for ApiError {
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -109,6 +115,9 @@ impl ResponseError for ApiError {
             }
             Self::MethodNotAllowed { allow, .. } => {
                 response.insert_header((header::ALLOW, allow.as_str()));
+            }
+            Self::Throttled(seconds) => {
+                response.insert_header((header::RETRY_AFTER, seconds.to_string()));
             }
             _ => {}
         }
@@ -162,5 +171,17 @@ mod tests {
         );
         let body = to_bytes(response.into_body()).await.unwrap();
         assert_eq!(body, r#"{"detail":"Method \"PATCH\" not allowed."}"#);
+    }
+
+    #[actix_web::test]
+    async fn throttled_says_when_to_come_back() {
+        let (status, response) = body_of(ApiError::Throttled(42)).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "42");
+        let body = to_bytes(response.into_body()).await.unwrap();
+        assert_eq!(
+            body,
+            r#"{"detail":"Request was throttled. Expected available in 42 seconds."}"#
+        );
     }
 }

@@ -13,11 +13,14 @@ pub mod dispatch;
 pub mod error;
 pub mod fields;
 mod handlers;
+mod pages;
 pub mod routes;
 pub mod state;
+pub mod throttle;
 
 pub use device_json::DeviceJson;
 pub use state::HttpState;
+pub use throttle::{AddressThrottle, Rate};
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};

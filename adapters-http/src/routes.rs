@@ -3,7 +3,7 @@
 
 use crate::dispatch::Handler;
 use crate::fields::{Field, FieldType};
-use crate::handlers::{accounts, auth, devices};
+use crate::handlers::{accounts, auth, devices, password_reset, verification};
 use actix_web::http::Method;
 use std::sync::LazyLock;
 
@@ -26,6 +26,18 @@ pub struct Endpoint {
     pub fields: Option<&'static [Field]>,
     /// The code that serves it.
     pub handler: Handler,
+    /// Rate limited per client address (CONTRACT §1).
+    pub throttled: bool,
+}
+
+impl Endpoint {
+    /// Marks an unauthenticated write for rate limiting.
+    fn throttled(self) -> Self {
+        Self {
+            throttled: true,
+            ..self
+        }
+    }
 }
 
 /// One path of the API.
@@ -106,7 +118,7 @@ pub fn find(path: &str) -> Option<(&'static Route, Vec<String>)> {
         .find_map(|route| route.matches(path).map(|params| (route, params)))
 }
 
-const fn endpoint(
+fn endpoint(
     method: Method,
     access: Access,
     fields: Option<&'static [Field]>,
@@ -117,6 +129,7 @@ const fn endpoint(
         access,
         fields,
         handler,
+        throttled: false,
     }
 }
 
@@ -128,12 +141,16 @@ pub(crate) const PASSWORD: Field = Field::password("password", "Password");
 pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
 /// `new_password` of change-password.
 pub(crate) const NEW_PASSWORD: Field = Field::password("new_password", "New password");
+/// `key` of an e-mailed link.
+pub(crate) const KEY: Field = Field::text("key", "Key");
 /// `name` of the profile, its only writable field.
 pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
 
 const LOGIN_FIELDS: &[Field] = &[EMAIL, PASSWORD];
 const CHANGE_PASSWORD_FIELDS: &[Field] = &[OLD_PASSWORD, NEW_PASSWORD];
 const EMAIL_FIELDS: &[Field] = &[EMAIL];
+const KEY_FIELDS: &[Field] = &[KEY];
+const RESET_CONFIRM_FIELDS: &[Field] = &[KEY, NEW_PASSWORD];
 /// The profile as PUT and PATCH see it.
 const PROFILE_FIELDS: &[Field] = &[
     Field::read_only("email", "Email", FieldType::Email),
@@ -158,7 +175,8 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
             endpoints: vec![
                 endpoint(Method::POST, Public, Some(LOGIN_FIELDS), |c| {
                     Box::pin(auth::login(c))
-                }),
+                })
+                .throttled(),
                 endpoint(Method::DELETE, User, None, |c| Box::pin(auth::logout(c))),
             ],
         },
@@ -215,17 +233,71 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
             pattern: "/register/",
             name: "Register",
             description: "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
-            endpoints: vec![endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
-                Box::pin(accounts::register(c))
-            })],
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
+                    Box::pin(accounts::register(c))
+                })
+                .throttled(),
+            ],
         },
         Route {
             pattern: "/reset-password/",
             name: "Reset Password",
             description: "Mail a link for setting a new password to the address, if it has an account.",
-            endpoints: vec![endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
-                Box::pin(accounts::reset_password(c))
-            })],
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
+                    Box::pin(password_reset::request(c))
+                })
+                .throttled(),
+            ],
+        },
+        Route {
+            pattern: "/reset-password/confirm/",
+            name: "Reset Password Confirm",
+            description: "Set a new password with the key of a reset link (POST), or open the\nlink's page with a form for it (GET with `?key=`).",
+            endpoints: vec![
+                endpoint(Method::GET, Public, None, |c| {
+                    Box::pin(password_reset::page(c))
+                }),
+                endpoint(Method::POST, Public, Some(RESET_CONFIRM_FIELDS), |c| {
+                    Box::pin(password_reset::confirm(c))
+                })
+                .throttled(),
+            ],
+        },
+        Route {
+            pattern: "/verify-email/",
+            name: "Verify Email",
+            description: "Verify the account's e-mail address with the key of a verification link.",
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(KEY_FIELDS), |c| {
+                    Box::pin(verification::verify(c))
+                })
+                .throttled(),
+            ],
+        },
+        // Before `/verify-email/{key}/`: `resend` is never taken as a key.
+        Route {
+            pattern: "/verify-email/resend/",
+            name: "Resend Verification Email",
+            description: "Mail a fresh verification link to the address, if an unverified account has it.",
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
+                    Box::pin(verification::resend(c))
+                })
+                .throttled(),
+            ],
+        },
+        Route {
+            pattern: "/verify-email/{key}/",
+            name: "Verify Email Link",
+            description: "The e-mailed verification link: verifies the address. Browsers get a page.",
+            endpoints: vec![
+                endpoint(Method::GET, Public, None, |c| {
+                    Box::pin(verification::verify_link(c))
+                })
+                .throttled(),
+            ],
         },
     ]
 });
@@ -250,5 +322,41 @@ mod tests {
         assert!(find("/devices/abc/reboot").is_none());
         assert!(find("/devices//").is_none());
         assert!(find("/nothing/").is_none());
+    }
+
+    #[test]
+    fn resend_is_never_taken_for_a_key() {
+        let (resend, params) = find("/verify-email/resend/").unwrap();
+        assert_eq!(resend.pattern, "/verify-email/resend/");
+        assert!(params.is_empty());
+        assert_eq!(resend.allow(), "POST, OPTIONS");
+        let (link, params) = find("/verify-email/abc/").unwrap();
+        assert_eq!(link.pattern, "/verify-email/{key}/");
+        assert_eq!(params, ["abc"]);
+    }
+
+    #[test]
+    fn only_unauthenticated_writes_are_throttled() {
+        let throttled: Vec<String> = ROUTES
+            .iter()
+            .flat_map(|r| {
+                r.endpoints
+                    .iter()
+                    .filter(|e| e.throttled)
+                    .map(move |e| format!("{} {}", e.method, r.pattern))
+            })
+            .collect();
+        assert_eq!(
+            throttled,
+            [
+                "POST /auth/",
+                "POST /register/",
+                "POST /reset-password/",
+                "POST /reset-password/confirm/",
+                "POST /verify-email/",
+                "POST /verify-email/resend/",
+                "GET /verify-email/{key}/",
+            ]
+        );
     }
 }

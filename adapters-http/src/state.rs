@@ -1,8 +1,10 @@
 //! What every request handler shares.
 
+use crate::throttle::AddressThrottle;
 use actix_web::HttpRequest;
 use actix_web::http::header;
 use application::DevMgr;
+use std::sync::Arc;
 
 /// Shared state of the HTTP adapter.
 pub struct HttpState {
@@ -12,6 +14,8 @@ pub struct HttpState {
     public_url: Option<String>,
     /// Where the server listens; the host of last resort for absolute URLs.
     local_host: String,
+    /// Rate limiting of unauthenticated write routes, when on.
+    pub(crate) throttle: Option<Arc<AddressThrottle>>,
 }
 
 impl HttpState {
@@ -22,7 +26,14 @@ impl HttpState {
             app,
             public_url,
             local_host,
+            throttle: None,
         }
+    }
+
+    /// Turns on rate limiting of the unauthenticated write routes.
+    pub fn with_throttle(mut self, throttle: Arc<AddressThrottle>) -> Self {
+        self.throttle = Some(throttle);
+        self
     }
 
     /// The base of absolute URLs: the public URL when configured, else

@@ -1,4 +1,4 @@
-use crate::keys::insert_key;
+use crate::keys::insert_mailed_key;
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
@@ -10,7 +10,8 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 #[async_trait]
 impl AccountRepository for SqliteStore {
     async fn create(&self, new: NewAccount) -> Result<Account, CreateAccountError> {
-        self.run_mapped("create account", move |conn| {
+        let queues_mail = new.verification.is_some();
+        let account = self.run_mapped("create account", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = tx.execute(
                 "INSERT INTO accounts (email, email_key, name, password_hash, email_verified, \
@@ -38,8 +39,8 @@ impl AccountRepository for SqliteStore {
                     params![token.as_str(), id.0, rows::to_secs(new.created_time)],
                 )?;
             }
-            if let Some(key) = &new.verification_key {
-                insert_key(&tx, id, key)?;
+            if let Some(verification) = &new.verification {
+                insert_mailed_key(&tx, id, verification)?;
             }
             tx.commit()?;
             Ok(Account {
@@ -52,7 +53,11 @@ impl AccountRepository for SqliteStore {
                 created_time: new.created_time,
             })
         })
-        .await
+        .await?;
+        if queues_mail {
+            self.wake_mail_worker();
+        }
+        Ok(account)
     }
 
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<Account>, StoreError> {

@@ -11,6 +11,8 @@ mod accounts;
 mod commands;
 mod devices;
 mod keys;
+mod login_attempts;
+mod outbox;
 mod rows;
 mod store;
 mod tokens;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -48,6 +48,7 @@ pub enum OpenError {
 pub struct SqliteStore {
     pool: Pool<SqliteConnectionManager>,
     permits: Arc<Semaphore>,
+    mail_queued: Arc<Notify>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -79,6 +80,7 @@ impl SqliteStore {
         Ok(Self {
             pool,
             permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
+            mail_queued: Arc::new(Notify::new()),
         })
     }
 
@@ -104,6 +106,17 @@ impl SqliteStore {
             }
         }
         Err(OpenError::Migrate(last_error))
+    }
+
+    /// Tells the outbox worker of this process that mail was committed.
+    pub(crate) fn wake_mail_worker(&self) {
+        self.mail_queued.notify_one();
+    }
+
+    /// Resolves when [`wake_mail_worker`](Self::wake_mail_worker) is called
+    /// (or was, since the last wait).
+    pub(crate) async fn mail_queued(&self) {
+        self.mail_queued.notified().await;
     }
 
     /// Runs `work` with a pooled connection on the blocking pool.

@@ -1,9 +1,10 @@
 //! The SQLite repositories against a real database file.
 
 use adapters_sqlite::SqliteStore;
+use application::mail::Email;
 use application::ports::{
     AccountRepository, CommandRepository, CreateAccountError, CreateDeviceError, DeviceRepository,
-    EmailKeyRepository, KeyPurpose, NewAccount, NewEmailKey, TokenRepository,
+    EmailKeyRepository, KeyPurpose, MailedKey, NewAccount, NewEmailKey, TokenRepository,
 };
 use chrono::{Duration, TimeZone, Utc};
 use domain::secret::SecretHash;
@@ -30,10 +31,20 @@ fn new_account(email: &str, token: Option<&str>) -> NewAccount {
         install_token: format!("install-{email}"),
         created_time: t0(),
         first_token: token.map(SecretHash::of),
-        verification_key: Some(NewEmailKey {
-            hash: SecretHash::of(&format!("key-{email}")),
-            purpose: KeyPurpose::VerifyEmail,
-            expires: t0() + Duration::hours(72),
+        verification: Some(MailedKey {
+            key: NewEmailKey {
+                hash: SecretHash::of(&format!("key-{email}")),
+                purpose: KeyPurpose::VerifyEmail,
+                expires: t0() + Duration::hours(72),
+            },
+            mail: Email {
+                id: format!("mail-{email}"),
+                to: email.into(),
+                subject: "Confirm".into(),
+                text: "text".into(),
+                html: "html".into(),
+            },
+            created: t0(),
         }),
     }
 }
@@ -145,12 +156,12 @@ async fn names_passwords_and_keys_are_updated() {
         .unwrap();
     let reread = store.find_by_email(&account.email).await.unwrap().unwrap();
     assert_eq!(reread.password_hash.as_deref(), Some("$argon2id$new"));
-    let key = NewEmailKey {
-        hash: SecretHash::of("reset"),
-        purpose: KeyPurpose::ResetPassword,
-        expires: t0() + Duration::hours(24),
-    };
-    store.store(account.id, key).await.unwrap();
+    assert!(
+        store
+            .verify_email(&SecretHash::of("key-a@example.com"), t0())
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]

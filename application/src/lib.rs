@@ -8,4 +8,4 @@ pub mod ports;
 pub mod use_cases;
 
 pub use ports::{Ports, StoreError};
-pub use use_cases::{DevMgr, Settings};
+pub use use_cases::{DevMgr, MailRetry, Settings};

@@ -3,6 +3,9 @@
 /// One outgoing message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Email {
+    /// Unique, `[0-9a-f]`: names the mail in the outbox and makes its
+    /// `Message-ID`, which stays the same across delivery attempts.
+    pub id: String,
     /// Recipient address.
     pub to: String,
     /// Subject line.
@@ -14,8 +17,9 @@ pub struct Email {
 }
 
 /// The mail that asks a new account holder to confirm the address.
-pub fn verification(to: &str, link: &str) -> Email {
+pub fn verification(id: String, to: &str, link: &str) -> Email {
     Email {
+        id,
         to: to.to_owned(),
         subject: "Confirm your devmgr e-mail address".to_owned(),
         text: format!(
@@ -34,8 +38,9 @@ pub fn verification(to: &str, link: &str) -> Email {
 }
 
 /// The mail with a link for setting a new password.
-pub fn password_reset(to: &str, link: &str) -> Email {
+pub fn password_reset(id: String, to: &str, link: &str) -> Email {
     Email {
+        id,
         to: to.to_owned(),
         subject: "Set a new devmgr password".to_owned(),
         text: format!(

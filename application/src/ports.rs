@@ -63,6 +63,18 @@ pub struct NewEmailKey {
     pub expires: Timestamp,
 }
 
+/// A key and the mail that carries it: stored together, in one transaction,
+/// so the mail is queued exactly when the key exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailedKey {
+    /// The key (its hash) to store.
+    pub key: NewEmailKey,
+    /// The mail with the link, for the outbox.
+    pub mail: Email,
+    /// When the key was made and its mail queued.
+    pub created: Timestamp,
+}
+
 /// An account to create, with what must be created atomically alongside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewAccount {
@@ -80,8 +92,8 @@ pub struct NewAccount {
     pub created_time: Timestamp,
     /// An API token to issue in the same transaction.
     pub first_token: Option<SecretHash>,
-    /// A verification key to store in the same transaction.
-    pub verification_key: Option<NewEmailKey>,
+    /// A verification key, and its mail for the outbox, stored in the same transaction.
+    pub verification: Option<MailedKey>,
 }
 
 /// Why an account could not be created.
@@ -99,7 +111,8 @@ pub enum CreateAccountError {
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait AccountRepository: Send + Sync {
-    /// Creates an account and, atomically, its first token and verification key.
+    /// Creates an account and, atomically, its first token, its verification
+    /// key and the queued mail that carries the key.
     /// Must return [`CreateAccountError::DuplicateEmail`] when the address is taken.
     async fn create(&self, account: NewAccount) -> Result<Account, CreateAccountError>;
     /// The account with this address, ignoring letter case.
@@ -131,8 +144,104 @@ pub trait TokenRepository: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait EmailKeyRepository: Send + Sync {
-    /// Stores a key of the account.
-    async fn store(&self, account: AccountId, key: NewEmailKey) -> Result<(), StoreError>;
+    /// Stores a key of the account and queues its mail, in one transaction.
+    async fn store(&self, account: AccountId, key: MailedKey) -> Result<(), StoreError>;
+    /// If `key` is a verification key that has not expired at `now`, marks the
+    /// address of its account verified (again, if it was) and returns true.
+    async fn verify_email(&self, key: &SecretHash, now: Timestamp) -> Result<bool, StoreError>;
+    /// The account a reset key opens, while the key is unused and unexpired.
+    async fn reset_account(
+        &self,
+        key: &SecretHash,
+        now: Timestamp,
+    ) -> Result<Option<Account>, StoreError>;
+    /// Atomically, if the reset key is still unused and unexpired: sets the
+    /// password hash, marks the address verified and ends every reset key of
+    /// the account. Returns whether it did (false when another request used
+    /// the key first).
+    async fn complete_reset(
+        &self,
+        key: &SecretHash,
+        now: Timestamp,
+        password_hash: &str,
+    ) -> Result<bool, StoreError>;
+}
+
+/// A mail waiting in the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedEmail {
+    /// The mail (its `id` names it in the outbox).
+    pub email: Email,
+    /// Failed delivery attempts so far.
+    pub attempts: u32,
+    /// When the change that caused it was committed.
+    pub queued_time: Timestamp,
+}
+
+/// Mail recorded with the change that causes it, waiting for delivery.
+/// Mail is added by the repositories that make those changes
+/// ([`AccountRepository::create`], [`EmailKeyRepository::store`]).
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait Outbox: Send + Sync {
+    /// Takes the mail due longest, if any is due at `now`, and hides it from
+    /// other workers until `lease_until` (after which a crash is retried).
+    async fn claim_due(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<Option<QueuedEmail>, StoreError>;
+    /// Forgets a mail: delivered, or never deliverable. Its links are secrets.
+    async fn remove(&self, id: &str) -> Result<(), StoreError>;
+    /// Schedules another attempt at `next_attempt`, recording the failure.
+    async fn retry_at(
+        &self,
+        id: &str,
+        attempts: u32,
+        next_attempt: Timestamp,
+        error: &str,
+    ) -> Result<(), StoreError>;
+    /// When the next queued mail falls due, if any is queued.
+    async fn next_due(&self) -> Result<Option<Timestamp>, StoreError>;
+    /// Returns once this process may have queued mail, or after `timeout`.
+    async fn wait_for_mail(&self, timeout: std::time::Duration);
+}
+
+/// How failed logins lock an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockoutPolicy {
+    /// This many failed logins within `period` lock the account…
+    pub max_failures: u32,
+    /// …for this long, and failures older than this are forgotten.
+    pub period: chrono::Duration,
+}
+
+/// Failed logins per account (keyed by the lowercased address, whether or
+/// not an account has it, so a lock reveals nothing), shared by every
+/// instance on the database.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait LoginAttemptRepository: Send + Sync {
+    /// Until when logins to this address are refused, if they are at `now`.
+    async fn locked_until(
+        &self,
+        address: &str,
+        now: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError>;
+    /// Counts one failed login; the `policy.max_failures`-th within
+    /// `policy.period` locks the address until `now + policy.period`.
+    /// Returns the end of the lock when this failure set one.
+    async fn record_failure(
+        &self,
+        address: &str,
+        now: Timestamp,
+        policy: LockoutPolicy,
+    ) -> Result<Option<Timestamp>, StoreError>;
+    /// Forgets the failures of an address (after a successful login).
+    async fn clear(&self, address: &str) -> Result<(), StoreError>;
+    /// Forgets addresses with no lock in force at `now` and no failure
+    /// younger than `period`.
+    async fn purge(&self, now: Timestamp, period: chrono::Duration) -> Result<(), StoreError>;
 }
 
 /// Why a device could not be created.
@@ -178,12 +287,26 @@ pub trait CommandRepository: Send + Sync {
     ) -> Result<bool, StoreError>;
 }
 
-/// Sends e-mail.
+/// Why a mail was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MailError {
+    /// Worth another try later: the server is unreachable, busy, or
+    /// answered with a temporary (4xx) refusal.
+    #[error("temporary failure: {0}")]
+    Transient(String),
+    /// Trying again cannot help: a malformed address, or a permanent (5xx)
+    /// refusal.
+    #[error("permanent failure: {0}")]
+    Permanent(String),
+}
+
+/// Delivers e-mail (called by the outbox worker only).
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait Mailer: Send + Sync {
-    /// Sends one message.
-    async fn send(&self, email: &Email) -> Result<(), StoreError>;
+    /// Delivers one message. `email.id` makes its `Message-ID`, so a retried
+    /// mail keeps the same one.
+    async fn send(&self, email: &Email) -> Result<(), MailError>;
 }
 
 /// Hashes and checks passwords (slowly, by design).
@@ -224,7 +347,11 @@ pub struct Ports {
     pub devices: Arc<dyn DeviceRepository>,
     /// Device commands.
     pub commands: Arc<dyn CommandRepository>,
-    /// Outgoing mail.
+    /// Mail waiting for delivery.
+    pub outbox: Arc<dyn Outbox>,
+    /// Failed logins.
+    pub login_attempts: Arc<dyn LoginAttemptRepository>,
+    /// Mail delivery.
     pub mailer: Arc<dyn Mailer>,
     /// Password hashing.
     pub hasher: Arc<dyn PasswordHasher>,

@@ -1,5 +1,6 @@
 //! The command line (CONTRACT §5).
 
+use adapters_http::Rate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -53,8 +54,15 @@ pub struct ServeArgs {
     #[arg(long, env = "DEVMGR_BIND", default_value = DEFAULT_BIND)]
     pub bind: String,
     /// Write each outgoing e-mail as an .eml file in this folder instead of logging it.
-    #[arg(long, env = "DEVMGR_MAIL_DIR")]
+    #[arg(long, env = "DEVMGR_MAIL_DIR", conflicts_with = "smtp_url")]
     pub mail_dir: Option<PathBuf>,
+    /// Deliver e-mail through this SMTP server: smtp://[user:password@]host[:port]
+    /// (port 25 by default) or smtps://… (TLS from the start, port 465 by default).
+    #[arg(long, env = "DEVMGR_SMTP_URL")]
+    pub smtp_url: Option<String>,
+    /// STARTTLS on an smtp:// connection.
+    #[arg(long, env = "DEVMGR_SMTP_STARTTLS", value_enum, default_value_t = SmtpStartTls::Opportunistic)]
+    pub smtp_starttls: SmtpStartTls,
     /// The From address of outgoing e-mail.
     #[arg(
         long,
@@ -62,9 +70,25 @@ pub struct ServeArgs {
         default_value = "devmgr <devmgr@localhost>"
     )]
     pub mail_from: String,
-    /// Rate limiting of unauthenticated write routes.
-    #[arg(long, env = "DEVMGR_THROTTLE", value_enum, default_value_t = Throttle::Off)]
+    /// Rate limiting of unauthenticated write routes and locking of accounts
+    /// after failed logins.
+    #[arg(long, env = "DEVMGR_THROTTLE", value_enum, default_value_t = Throttle::On)]
     pub throttle: Throttle,
+    /// Requests each client address may make to the unauthenticated write
+    /// routes, as N/second, N/minute, N/hour or N/day (a burst of N, refilled evenly).
+    #[arg(long, env = "DEVMGR_THROTTLE_RATE", default_value = "20/minute")]
+    pub throttle_rate: Rate,
+    /// Failed logins to one account within the lockout period that lock it.
+    #[arg(long, env = "DEVMGR_LOGIN_MAX_FAILURES", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub login_max_failures: u32,
+    /// Seconds an account stays locked after too many failed logins (also how
+    /// long a failure is remembered).
+    #[arg(long, env = "DEVMGR_LOGIN_LOCKOUT", default_value_t = 900, value_parser = clap::value_parser!(u32).range(1..))]
+    pub login_lockout: u32,
+    /// Take the client address from the last X-Forwarded-For entry. Only for
+    /// a server reachable solely through a reverse proxy that sets that header.
+    #[arg(long, env = "DEVMGR_TRUST_PROXY")]
+    pub trust_proxy: bool,
     /// A device is online while its last heartbeat is younger than this many seconds.
     #[arg(long, env = "DEVMGR_ONLINE_WINDOW", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..))]
     pub online_window: u32,
@@ -76,10 +100,21 @@ pub struct ServeArgs {
 /// Whether throttling is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Throttle {
-    /// Rate limits enforced.
+    /// Rate limits and login lockout enforced.
     On,
-    /// No rate limits.
+    /// No rate limits, no lockout.
     Off,
+}
+
+/// STARTTLS on smtp:// connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SmtpStartTls {
+    /// Plain text throughout.
+    Off,
+    /// Upgrade when the server offers it.
+    Opportunistic,
+    /// Refuse to send unless the connection is upgraded.
+    Required,
 }
 
 /// `user` subcommands.

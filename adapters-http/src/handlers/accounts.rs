@@ -108,18 +108,3 @@ pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         Err(RegisterError::Store(e)) => Err(e.into()),
     }
 }
-
-/// `POST /reset-password/`: 204 whether or not the address has an account.
-pub async fn reset_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    if ctx.account.is_some() {
-        return Err(ApiError::Forbidden("You are already signed in."));
-    }
-    let mut form = ctx.form();
-    let email = form.email(&EMAIL);
-    form.finish()?;
-    ctx.state
-        .app
-        .request_password_reset(&validated(email)?, &ctx.base_url())
-        .await?;
-    Ok(no_content())
-}

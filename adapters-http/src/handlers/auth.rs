@@ -25,6 +25,9 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
             NON_FIELD_ERRORS,
             "E-mail address is not verified.",
         )),
+        Err(LoginError::LockedOut { retry_after_secs }) => {
+            Err(ApiError::Throttled(retry_after_secs))
+        }
         Err(LoginError::Store(e)) => Err(e.into()),
     }
 }

@@ -3,6 +3,8 @@
 pub mod accounts;
 pub mod auth;
 pub mod devices;
+pub mod password_reset;
+pub mod verification;
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;

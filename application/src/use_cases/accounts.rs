@@ -1,8 +1,7 @@
 //! Registering, the profile, and passwords.
 
 use super::DevMgr;
-use crate::mail::{self, Email};
-use crate::ports::{CreateAccountError, KeyPurpose, NewAccount, NewEmailKey, StoreError};
+use crate::ports::{CreateAccountError, NewAccount, StoreError};
 use domain::password::{self, PasswordProblem};
 use domain::text::{PROFILE_NAME, TextError};
 use domain::{Account, EmailAddress, Profile};
@@ -102,34 +101,27 @@ pub struct CreatedUser {
 }
 
 impl DevMgr {
-    /// Registers an account with no usable password, returns its first API
-    /// token and mails a verification link under `base_url`.
+    /// Registers an account with no usable password and returns its first
+    /// API token; a verification link under `base_url` is queued for mailing
+    /// in the same transaction.
     pub async fn register(
         &self,
         email: EmailAddress,
         base_url: &str,
     ) -> Result<String, RegisterError> {
-        let now = self.ports.clock.now();
         let token = self.mint_api_token();
-        let key = self.mint_email_key();
+        let verification = self.verification_key(&email, base_url);
         let account = NewAccount {
             email,
             name: String::new(),
             password_hash: None,
             email_verified: false,
             install_token: self.mint_install_token(),
-            created_time: now,
+            created_time: self.ports.clock.now(),
             first_token: Some(token.hash),
-            verification_key: Some(NewEmailKey {
-                hash: key.hash,
-                purpose: KeyPurpose::VerifyEmail,
-                expires: now + self.settings.verification_key_lifetime,
-            }),
+            verification: Some(verification),
         };
-        let account = self.ports.accounts.create(account).await?;
-        let link = format!("{base_url}/verify-email/{}/", key.secret);
-        self.send_mail(mail::verification(account.email.as_str(), &link))
-            .await;
+        self.ports.accounts.create(account).await?;
         Ok(token.secret)
     }
 
@@ -177,30 +169,6 @@ impl DevMgr {
         Ok(self.ports.accounts.set_password(account.id, &hash).await?)
     }
 
-    /// Mails a password-reset link under `base_url` if an account has this
-    /// address; does nothing otherwise, and says nothing either way.
-    pub async fn request_password_reset(
-        &self,
-        email: &EmailAddress,
-        base_url: &str,
-    ) -> Result<(), StoreError> {
-        let Some(account) = self.ports.accounts.find_by_email(email).await? else {
-            return Ok(());
-        };
-        let key = self.mint_email_key();
-        let expires = self.ports.clock.now() + self.settings.reset_key_lifetime;
-        let new_key = NewEmailKey {
-            hash: key.hash,
-            purpose: KeyPurpose::ResetPassword,
-            expires,
-        };
-        self.ports.keys.store(account.id, new_key).await?;
-        let link = format!("{base_url}/reset-password/confirm/?key={}", key.secret);
-        self.send_mail(mail::password_reset(account.email.as_str(), &link))
-            .await;
-        Ok(())
-    }
-
     /// Creates a user from the command line: optionally with a password
     /// (which must pass the policy) and already verified. Returns a token.
     pub async fn create_user(
@@ -233,7 +201,7 @@ impl DevMgr {
             install_token: install_token.clone(),
             created_time: self.ports.clock.now(),
             first_token: Some(token.hash),
-            verification_key: None,
+            verification: None,
         };
         let account = self.ports.accounts.create(account).await?;
         Ok(CreatedUser {
@@ -242,19 +210,12 @@ impl DevMgr {
             install_token,
         })
     }
-
-    /// Sends a mail; a failure is logged, never shown to the client, whose
-    /// request has already done its work.
-    async fn send_mail(&self, email: Email) {
-        if let Err(error) = self.ports.mailer.send(&email).await {
-            tracing::error!(error = ?error, subject = %email.subject, "could not send e-mail");
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ports::KeyPurpose;
     use crate::use_cases::test_support::{Harness, account, email, now};
     use domain::password::Attribute;
 
@@ -271,7 +232,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn register_creates_an_unverified_account_and_mails_the_link() {
+    async fn register_creates_an_unverified_account_with_its_mail_queued() {
         let mut h = Harness::new();
         h.accounts
             .expect_create()
@@ -279,44 +240,29 @@ mod tests {
                 !new.email_verified
                     && new.password_hash.is_none()
                     && new.first_token.is_some()
-                    && new.verification_key.as_ref().is_some_and(|key| {
-                        key.purpose == KeyPurpose::VerifyEmail
-                            && key.expires == now() + chrono::Duration::hours(72)
+                    && new.verification.as_ref().is_some_and(|v| {
+                        v.key.purpose == KeyPurpose::VerifyEmail
+                            && v.key.expires == now() + chrono::Duration::hours(72)
+                            && v.mail.to == "owner@example.com"
+                            && v.mail.id.len() == 32
+                            && v.mail.text.contains("http://base/verify-email/")
+                            && v.mail.html.contains("http://base/verify-email/")
                     })
             })
-            .returning(|new| Ok(stored(new)));
-        h.mailer
-            .expect_send()
-            .withf(|mail| {
-                mail.to == "owner@example.com"
-                    && mail.text.contains("http://base/verify-email/")
-                    && mail.html.contains("http://base/verify-email/")
-            })
             .times(1)
-            .returning(|_| Ok(()));
+            .returning(|new| Ok(stored(new)));
         let token = h.app().register(email(), "http://base").await.unwrap();
         assert_eq!(token.len(), 40);
     }
 
     #[tokio::test]
-    async fn register_refuses_a_taken_address_and_sends_nothing() {
+    async fn register_refuses_a_taken_address() {
         let mut h = Harness::new();
         h.accounts
             .expect_create()
             .returning(|_| Err(CreateAccountError::DuplicateEmail));
-        h.mailer.expect_send().never();
         let err = h.app().register(email(), "http://base").await.unwrap_err();
         assert!(matches!(err, RegisterError::DuplicateEmail));
-    }
-
-    #[tokio::test]
-    async fn register_survives_a_failing_mailer() {
-        let mut h = Harness::new();
-        h.accounts.expect_create().returning(|new| Ok(stored(new)));
-        h.mailer
-            .expect_send()
-            .returning(|_| Err(StoreError::message("smtp down")));
-        assert!(h.app().register(email(), "http://base").await.is_ok());
     }
 
     #[tokio::test]
@@ -440,65 +386,6 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ChangePasswordError::Store(_)));
-    }
-
-    #[tokio::test]
-    async fn reset_request_for_a_known_address_stores_a_key_and_mails_the_link() {
-        let mut h = Harness::new();
-        h.accounts
-            .expect_find_by_email()
-            .returning(|_| Ok(Some(account(true, None))));
-        h.keys
-            .expect_store()
-            .withf(|id, key| {
-                id.0 == 7
-                    && key.purpose == KeyPurpose::ResetPassword
-                    && key.expires == now() + chrono::Duration::hours(24)
-            })
-            .times(1)
-            .returning(|_, _| Ok(()));
-        h.mailer
-            .expect_send()
-            .withf(|mail| {
-                mail.text
-                    .contains("http://base/reset-password/confirm/?key=")
-            })
-            .times(1)
-            .returning(|_| Ok(()));
-        h.app()
-            .request_password_reset(&email(), "http://base")
-            .await
-            .unwrap();
-    }
-
-    #[tokio::test]
-    async fn reset_request_for_an_unknown_address_does_nothing() {
-        let mut h = Harness::new();
-        h.accounts.expect_find_by_email().returning(|_| Ok(None));
-        h.keys.expect_store().never();
-        h.mailer.expect_send().never();
-        h.app()
-            .request_password_reset(&email(), "http://base")
-            .await
-            .unwrap();
-    }
-
-    #[tokio::test]
-    async fn reset_request_surfaces_storage_failures() {
-        let mut h = Harness::new();
-        h.accounts
-            .expect_find_by_email()
-            .returning(|_| Ok(Some(account(true, None))));
-        h.keys
-            .expect_store()
-            .returning(|_, _| Err(StoreError::message("full")));
-        h.mailer.expect_send().never();
-        assert!(
-            h.app()
-                .request_password_reset(&email(), "http://base")
-                .await
-                .is_err()
-        );
     }
 
     #[test]

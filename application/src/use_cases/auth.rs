@@ -15,6 +15,12 @@ pub enum LoginError {
     /// The password is right but the address is not verified yet.
     #[error("e-mail address is not verified")]
     EmailNotVerified,
+    /// Too many failed logins: the address is locked for a while.
+    #[error("too many failed logins; try again in {retry_after_secs} s")]
+    LockedOut {
+        /// Whole seconds until the lock ends (at least 1).
+        retry_after_secs: u64,
+    },
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -24,25 +30,60 @@ impl DevMgr {
     /// Checks the credentials and issues a new API token.
     ///
     /// An unknown address costs one password verification, exactly like a
-    /// wrong password, so timing reveals nothing.
+    /// wrong password, so timing reveals nothing. With a lockout policy,
+    /// repeated failures lock the address (known or not, from any client)
+    /// and a locked address is refused before any password is checked.
     pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
+        let address = email.lookup_key();
+        let now = self.ports.clock.now();
+        let lockout = self.settings.login_lockout;
+        if lockout.is_some()
+            && let Some(until) = self
+                .ports
+                .login_attempts
+                .locked_until(&address, now)
+                .await?
+        {
+            return Err(LoginError::LockedOut {
+                retry_after_secs: seconds_until(until, now),
+            });
+        }
         let account = self.ports.accounts.find_by_email(email).await?;
         let hash = account.as_ref().and_then(|a| a.password_hash.clone());
         let matches = self.ports.hasher.verify(password, hash).await?;
         let account = match account {
             Some(account) if matches => account,
-            _ => return Err(LoginError::InvalidCredentials),
+            _ => {
+                if let Some(policy) = lockout {
+                    self.ports
+                        .login_attempts
+                        .record_failure(&address, now, policy)
+                        .await?;
+                }
+                return Err(LoginError::InvalidCredentials);
+            }
         };
+        if lockout.is_some() {
+            self.ports.login_attempts.clear(&address).await?;
+        }
         if !account.email_verified {
             return Err(LoginError::EmailNotVerified);
         }
         let token = self.mint_api_token();
-        let now = self.ports.clock.now();
         self.ports
             .tokens
             .issue(account.id, &token.hash, now)
             .await?;
         Ok(token.secret)
+    }
+
+    /// Forgets failed logins and locks that are over.
+    pub async fn purge_login_failures(&self) -> Result<(), StoreError> {
+        let Some(policy) = self.settings.login_lockout else {
+            return Ok(());
+        };
+        let now = self.ports.clock.now();
+        self.ports.login_attempts.purge(now, policy.period).await
     }
 
     /// Ends one token; the account's other tokens stay valid.
@@ -56,15 +97,21 @@ impl DevMgr {
     }
 }
 
+/// Whole seconds from `now` until `until`, rounded up, at least 1.
+fn seconds_until(until: domain::Timestamp, now: domain::Timestamp) -> u64 {
+    let millis = u64::try_from((until - now).num_milliseconds()).unwrap_or(0);
+    millis.div_ceil(1000).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::use_cases::test_support::{Harness, account, email};
+    use crate::use_cases::test_support::{Harness, account, email, now};
     use mockall::predicate::eq;
 
     #[tokio::test]
     async fn a_verified_account_with_the_right_password_gets_a_new_token() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts
             .expect_find_by_email()
             .returning(|_| Ok(Some(account(true, Some("hash")))));
@@ -83,7 +130,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unknown_address_still_costs_a_verification() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts.expect_find_by_email().returning(|_| Ok(None));
         h.hasher
             .expect_verify()
@@ -96,7 +143,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_wrong_password_is_refused() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts
             .expect_find_by_email()
             .returning(|_| Ok(Some(account(true, Some("hash")))));
@@ -107,7 +154,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_account_without_a_password_cannot_log_in() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts
             .expect_find_by_email()
             .returning(|_| Ok(Some(account(true, None))));
@@ -121,7 +168,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unverified_address_is_refused_after_the_password_check() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts
             .expect_find_by_email()
             .returning(|_| Ok(Some(account(false, Some("hash")))));
@@ -132,7 +179,7 @@ mod tests {
 
     #[tokio::test]
     async fn storage_failures_surface() {
-        let mut h = Harness::new();
+        let mut h = Harness::new().never_locked();
         h.accounts
             .expect_find_by_email()
             .returning(|_| Err(StoreError::message("disk on fire")));
@@ -159,5 +206,78 @@ mod tests {
             .with(eq(SecretHash::of("abc")))
             .returning(|_| Ok(Some(account(true, None))));
         assert!(h.app().authenticate("abc").await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_locked_address_is_refused_before_any_password_check() {
+        let mut h = Harness::new();
+        h.login_attempts
+            .expect_locked_until()
+            .with(eq("owner@example.com"), eq(now()))
+            .returning(|_, _| Ok(Some(now() + chrono::Duration::milliseconds(90_500))));
+        h.accounts.expect_find_by_email().never();
+        h.hasher.expect_verify().never();
+        let err = h.app().login(&email(), "right").await.unwrap_err();
+        assert!(matches!(
+            err,
+            LoginError::LockedOut {
+                retry_after_secs: 91
+            }
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_failed_login_is_counted_against_the_address() {
+        let mut h = Harness::new();
+        h.login_attempts
+            .expect_locked_until()
+            .returning(|_, _| Ok(None));
+        h.accounts.expect_find_by_email().returning(|_| Ok(None));
+        h.hasher.expect_verify().returning(|_, _| Ok(false));
+        h.login_attempts
+            .expect_record_failure()
+            .withf(|address, at, policy| {
+                address == "owner@example.com"
+                    && *at == now()
+                    && policy.max_failures == 5
+                    && policy.period == chrono::Duration::minutes(15)
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(None));
+        h.login_attempts.expect_clear().never();
+        let err = h.app().login(&email(), "wrong").await.unwrap_err();
+        assert!(matches!(err, LoginError::InvalidCredentials));
+    }
+
+    #[tokio::test]
+    async fn a_right_password_clears_the_failures() {
+        let mut h = Harness::new();
+        h.login_attempts
+            .expect_locked_until()
+            .returning(|_, _| Ok(None));
+        h.accounts
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(true, Some("hash")))));
+        h.hasher.expect_verify().returning(|_, _| Ok(true));
+        h.login_attempts.expect_record_failure().never();
+        h.login_attempts
+            .expect_clear()
+            .with(eq("owner@example.com"))
+            .times(1)
+            .returning(|_| Ok(()));
+        h.tokens.expect_issue().returning(|_, _, _| Ok(()));
+        h.app().login(&email(), "right").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn without_a_lockout_policy_nothing_is_counted() {
+        let mut h = Harness::new();
+        h.login_attempts.expect_locked_until().never();
+        h.login_attempts.expect_record_failure().never();
+        h.accounts.expect_find_by_email().returning(|_| Ok(None));
+        h.hasher.expect_verify().returning(|_, _| Ok(false));
+        let app = h.app_with(|settings| settings.login_lockout = None);
+        let err = app.login(&email(), "wrong").await.unwrap_err();
+        assert!(matches!(err, LoginError::InvalidCredentials));
     }
 }

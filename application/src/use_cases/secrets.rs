@@ -41,6 +41,14 @@ impl DevMgr {
         secret::install_token(self.random_array())
     }
 
+    /// A new outbox mail id: 32 lowercase hex characters.
+    pub(crate) fn mint_mail_id(&self) -> String {
+        self.random_array::<16>()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// Random bytes for identifiers (serials, command ids, slugs).
     pub(crate) fn random_bytes<const N: usize>(&self) -> [u8; N] {
         self.random_array()

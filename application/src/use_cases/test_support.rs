@@ -37,6 +37,8 @@ pub(crate) struct Harness {
     pub keys: MockEmailKeyRepository,
     pub devices: MockDeviceRepository,
     pub commands: MockCommandRepository,
+    pub outbox: MockOutbox,
+    pub login_attempts: MockLoginAttemptRepository,
     pub mailer: MockMailer,
     pub hasher: MockPasswordHasher,
 }
@@ -49,13 +51,34 @@ impl Harness {
             keys: MockEmailKeyRepository::new(),
             devices: MockDeviceRepository::new(),
             commands: MockCommandRepository::new(),
+            outbox: MockOutbox::new(),
+            login_attempts: MockLoginAttemptRepository::new(),
             mailer: MockMailer::new(),
             hasher: MockPasswordHasher::new(),
         }
     }
 
+    /// Failed logins are neither locked nor counted (for tests about other things).
+    pub(crate) fn never_locked(mut self) -> Self {
+        self.login_attempts
+            .expect_locked_until()
+            .returning(|_, _| Ok(None));
+        self.login_attempts
+            .expect_record_failure()
+            .returning(|_, _, _| Ok(None));
+        self.login_attempts.expect_clear().returning(|_| Ok(()));
+        self
+    }
+
     /// The application over these mocks, a fixed clock and counting "random" bytes.
     pub(crate) fn app(self) -> DevMgr {
+        self.app_with(|_| {})
+    }
+
+    /// Like [`app`](Self::app), with settings changed by `change`.
+    pub(crate) fn app_with(self, change: impl FnOnce(&mut Settings)) -> DevMgr {
+        let mut settings = Settings::default();
+        change(&mut settings);
         let mut clock = MockClock::new();
         clock.expect_now().returning(now);
         let mut random = MockRandomSource::new();
@@ -69,12 +92,14 @@ impl Harness {
                 keys: Arc::new(self.keys),
                 devices: Arc::new(self.devices),
                 commands: Arc::new(self.commands),
+                outbox: Arc::new(self.outbox),
+                login_attempts: Arc::new(self.login_attempts),
                 mailer: Arc::new(self.mailer),
                 hasher: Arc::new(self.hasher),
                 clock: Arc::new(clock),
                 random: Arc::new(random),
             },
-            Settings::default(),
+            settings,
         )
     }
 }
