@@ -1,7 +1,6 @@
 use crate::message::build_message;
-use application::StoreError;
 use application::mail::Email;
-use application::ports::Mailer;
+use application::ports::{MailError, Mailer};
 use async_trait::async_trait;
 use lettre::message::Mailbox;
 use std::path::PathBuf;
@@ -10,7 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Writes every mail as one `.eml` file in a folder.
 ///
 /// Files are written under a temporary name and renamed, so a reader never
-/// sees half a message. Names sort by time of sending.
+/// sees half a message. Names sort by time of sending and end in the
+/// mail's id.
 #[derive(Debug, Clone)]
 pub struct DirMailer {
     dir: PathBuf,
@@ -27,14 +27,15 @@ impl DirMailer {
 
 #[async_trait]
 impl Mailer for DirMailer {
-    async fn send(&self, email: &Email) -> Result<(), StoreError> {
+    async fn send(&self, email: &Email) -> Result<(), MailError> {
         let message =
-            build_message(&self.from, email).map_err(|e| StoreError::new("build e-mail", e))?;
+            build_message(&self.from, email).map_err(|e| MailError::Permanent(e.to_string()))?;
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let name = format!("{nanos:024}-{}", uuid::Uuid::new_v4().simple());
+        // `build_message` accepted the id, so it is safe in a file name.
+        let name = format!("{nanos:024}-{}", email.id);
         let (temp, path) = (
             self.dir.join(format!(".{name}.tmp")),
             self.dir.join(format!("{name}.eml")),
@@ -44,8 +45,8 @@ impl Mailer for DirMailer {
             std::fs::rename(&temp, &path)
         })
         .await
-        .map_err(|e| StoreError::new("write e-mail file", e))?
-        .map_err(|e| StoreError::new("write e-mail file", e))
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        .map_err(|e| MailError::Transient(format!("write e-mail file: {e}")))
     }
 }
 
@@ -55,6 +56,7 @@ mod tests {
 
     fn mail() -> Email {
         Email {
+            id: "5eed".into(),
             to: "Owner@Example.com".into(),
             subject: "Confirm your devmgr e-mail address".into(),
             text: format!(
@@ -86,7 +88,7 @@ mod tests {
             "To: Owner@Example.com",
             "Subject: Confirm your devmgr e-mail address",
             "Date: ",
-            "Message-ID: <",
+            "Message-ID: <5eed@devmgr.test>",
             "MIME-Version: 1.0",
             "multipart/alternative",
             "Content-Transfer-Encoding: 7bit",
@@ -98,7 +100,8 @@ mod tests {
         assert!(
             files
                 .iter()
-                .all(|f| f.extension().is_some_and(|e| e == "eml"))
+                .all(|f| f.to_string_lossy().ends_with("-5eed.eml")),
+            "{files:?}"
         );
     }
 
@@ -114,7 +117,25 @@ mod tests {
             to: "not an address".into(),
             ..mail()
         };
-        assert!(mailer.send(&bad).await.is_err());
+        assert!(matches!(
+            mailer.send(&bad).await,
+            Err(MailError::Permanent(_))
+        ));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_folder_that_cannot_be_written_is_worth_retrying() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailer = DirMailer::new(
+            dir.path().join("mail"),
+            "devmgr <noreply@devmgr.test>".parse().unwrap(),
+        )
+        .unwrap();
+        std::fs::remove_dir(dir.path().join("mail")).unwrap();
+        assert!(matches!(
+            mailer.send(&mail()).await,
+            Err(MailError::Transient(message)) if message.contains("write e-mail file")
+        ));
     }
 }

@@ -3,11 +3,19 @@
 //! - [`LogMailer`] (the default) logs that a mail was sent: recipient and
 //!   subject, never the body, which holds secret links.
 //! - [`DirMailer`] writes each mail as an RFC 5322 `.eml` file into a folder.
+//! - [`SmtpMailer`] delivers each mail to an SMTP server (`smtp://` with
+//!   [`StartTls`] as configured, or `smtps://`), reporting refusals that are
+//!   worth retrying as [`MailError::Transient`](application::ports::MailError).
+//!
+//! Every mailer builds the same message ([`build_message`]), whose
+//! `Message-ID` comes from the mail's id and so survives retries.
 
 mod dir;
 mod log;
 mod message;
+mod smtp;
 
 pub use dir::DirMailer;
 pub use log::LogMailer;
 pub use message::{MessageError, build_message};
+pub use smtp::{SmtpConfigError, SmtpMailer, StartTls};
