@@ -9,7 +9,7 @@ const CLI_ACCOUNTS: usize = 8;
 
 #[test]
 fn the_cli_and_the_server_write_the_same_database_at_once() {
-    let server = Server::start();
+    let server = Server::builder().throttle_off().start();
     let (web_tokens, cli_tokens) = std::thread::scope(|scope| {
         let web = scope.spawn(|| {
             (0..WEB_ACCOUNTS)

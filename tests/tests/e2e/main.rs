@@ -2,7 +2,7 @@
 //! test, real HTTP on 127.0.0.1 and e-mails read back from a `--mail-dir`.
 //!
 //! Every expectation comes from `CONTRACT.md` (§1 conventions, §2 resources,
-//! §3 the seed's endpoints, §5 the command line).
+//! §3 the seed's endpoints, §4 the extensions, §5 the command line).
 
 mod support;
 
@@ -11,6 +11,11 @@ mod cli;
 mod concurrency;
 mod conventions;
 mod devices;
+mod outbox;
 mod password;
+mod password_reset;
 mod profile;
 mod register;
+mod setup;
+mod throttling;
+mod verification;

@@ -11,7 +11,7 @@ use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
@@ -104,9 +104,17 @@ fn device_add<'a>(owner: &'a str, name: &'a str, extra: &[&'a str]) -> Vec<&'a s
     args
 }
 
+impl Default for Db {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// A temporary directory holding a (not yet created) SQLite database file.
+/// Clones share the directory, which lives as long as one of them.
+#[derive(Clone)]
 pub struct Db {
-    dir: TempDir,
+    dir: Arc<TempDir>,
     path: PathBuf,
 }
 
@@ -115,7 +123,10 @@ impl Db {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("devmgr.db");
-        Db { dir, path }
+        Db {
+            dir: Arc::new(dir),
+            path,
+        }
     }
 
     /// The temporary directory (the working directory of every command).
@@ -143,6 +154,21 @@ impl Db {
     /// Runs `devmgr --database-url <url> <args…>` and returns its output.
     pub fn run(&self, args: &[&str]) -> Output {
         run(&mut self.command(args))
+    }
+
+    /// Runs `devmgr --database-url <url> <args…>`, killing it after `timeout`
+    /// (for `serve`, which runs until stopped when it accepts its options).
+    pub fn run_for(&self, args: &[&str], timeout: Duration) -> Output {
+        let mut child = self
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the devmgr binary can be started");
+        if wait_with_timeout(&mut child, timeout).is_none() {
+            let _ = child.kill();
+        }
+        child.wait_with_output().expect("the output of devmgr")
     }
 
     /// Runs a subcommand that must succeed and print one JSON object.
@@ -199,6 +225,9 @@ pub struct ServerBuilder {
     online_window: Option<u64>,
     database_url_at: DatabaseUrlAt,
     env: Vec<(String, String)>,
+    args: Vec<String>,
+    db: Option<Db>,
+    smtp_url: Option<String>,
 }
 
 /// Where `serve` is told the database URL.
@@ -238,20 +267,51 @@ impl ServerBuilder {
         self
     }
 
+    /// More options for `serve`, after the others.
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|a| (*a).to_owned()));
+        self
+    }
+
+    /// Serves this database (of an earlier server, say) instead of a fresh one.
+    pub fn db(mut self, db: Db) -> Self {
+        self.db = Some(db);
+        self
+    }
+
+    /// `--smtp-url URL` instead of `--mail-dir`.
+    pub fn smtp_url(mut self, url: &str) -> Self {
+        self.smtp_url = Some(url.to_owned());
+        self
+    }
+
+    /// `--throttle off`: for tests that make many unauthenticated writes.
+    pub fn throttle_off(self) -> Self {
+        self.args(&["--throttle", "off"])
+    }
+
     /// Spawns `devmgr serve --bind 127.0.0.1:0` and waits until it listens.
     pub fn start(self) -> Server {
-        let db = Db::new();
+        let db = self.db.unwrap_or_default();
         let mail_dir = db.dir().join("mail");
-        fs::create_dir(&mail_dir).expect("the mail directory can be made");
-        let stderr_path = db.dir().join("server.stderr");
+        fs::create_dir_all(&mail_dir).expect("the mail directory can be made");
+        let stderr_path = db.dir().join(format!(
+            "server-{}.stderr",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
         let stderr = fs::File::create(&stderr_path).expect("the stderr file can be made");
 
         let mut command = devmgr(db.dir());
         if self.database_url_at == DatabaseUrlAt::BeforeSubcommand {
             command.args(["--database-url", &db.url()]);
         }
-        command.args(["serve", "--bind", "127.0.0.1:0", "--mail-dir"]);
-        command.arg(&mail_dir);
+        command.args(["serve", "--bind", "127.0.0.1:0"]);
+        match &self.smtp_url {
+            Some(url) => command.args(["--smtp-url", url]),
+            None => command.arg("--mail-dir").arg(&mail_dir),
+        };
         match self.database_url_at {
             DatabaseUrlAt::BeforeSubcommand => {}
             DatabaseUrlAt::AfterSubcommand => {
@@ -268,6 +328,7 @@ impl ServerBuilder {
         if let Some(seconds) = self.online_window {
             command.args(["--online-window", &seconds.to_string()]);
         }
+        command.args(&self.args);
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
@@ -573,6 +634,48 @@ impl Server {
         mails[0].clone()
     }
 
+    /// Waits (up to 10 s) for a mail that is not among `earlier` (an earlier
+    /// result of [`Server::mails`]) and returns it.
+    #[track_caller]
+    pub fn wait_for_new_mail(&self, earlier: &[String]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mails = self.mails();
+            if let Some(new) = mails.into_iter().find(|mail| !earlier.contains(mail)) {
+                return new;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "expected a new mail besides the {} earlier one(s)\nstderr:\n{}",
+                earlier.len(),
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Asserts that, after a short wait for stray mail, exactly `count` mails
+    /// were written: call it after requests that must send none.
+    #[track_caller]
+    pub fn assert_mail_count_stays(&self, count: usize) {
+        thread::sleep(Duration::from_millis(500));
+        let mails = self.mails();
+        assert_eq!(
+            mails.len(),
+            count,
+            "{count} mail(s) expected, got:\n{}",
+            mails.join("\n-----\n")
+        );
+    }
+
+    /// Kills the server at once (SIGKILL: no clean-up of any kind) and
+    /// returns its database, which outlives it.
+    pub fn kill(mut self) -> Db {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.db.clone()
+    }
+
     /// Sends SIGTERM and waits (up to `timeout`) for the server to end.
     pub fn terminate(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let status = Command::new("kill")
@@ -747,6 +850,25 @@ impl Reply {
         assert_eq!(self.header("allow"), Some(allow), "Allow header\n{self}");
         self
     }
+
+    /// Asserts a 429 `{"detail": "Request was throttled. Expected available in
+    /// N seconds."}` with `Retry-After: N`, N ≥ 1, and returns N.
+    #[track_caller]
+    pub fn expect_throttled(&self) -> u64 {
+        self.expect_status(429);
+        let retry_after = self
+            .header("retry-after")
+            .unwrap_or_else(|| panic!("a 429 needs Retry-After\n{self}"));
+        let seconds: u64 = retry_after
+            .parse()
+            .unwrap_or_else(|_| panic!("Retry-After should be whole seconds\n{self}"));
+        assert!(seconds >= 1, "Retry-After should be at least 1\n{self}");
+        self.expect_detail(
+            429,
+            &format!("Request was throttled. Expected available in {seconds} seconds."),
+        );
+        seconds
+    }
 }
 
 /// The 401 detail when no credentials were sent.
@@ -862,4 +984,49 @@ pub fn is_mail_key(key: &str) -> bool {
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The key of the verification link in `mail`, `<base>/verify-email/<key>/`,
+/// checked to be 32+ URL-safe characters.
+#[track_caller]
+pub fn verification_key(mail: &str) -> String {
+    let link = link_in(mail, "/verify-email/");
+    let (_, rest) = link
+        .split_once("/verify-email/")
+        .expect("the marker is in the link");
+    let key = rest
+        .strip_suffix('/')
+        .unwrap_or_else(|| panic!("link {link:?} should end in <key>/ in\n{mail}"));
+    assert!(
+        is_mail_key(key),
+        "key {key:?} should be 32+ URL-safe characters"
+    );
+    key.to_owned()
+}
+
+/// The key of the reset link in `mail`, `<base>/reset-password/confirm/?key=<key>`,
+/// checked to be 32+ URL-safe characters.
+#[track_caller]
+pub fn reset_key(mail: &str) -> String {
+    let link = link_in(mail, "/reset-password/confirm/?key=");
+    let (_, key) = link
+        .split_once("/reset-password/confirm/?key=")
+        .expect("the marker is in the link");
+    assert!(
+        is_mail_key(key),
+        "key {key:?} should be 32+ URL-safe characters"
+    );
+    key.to_owned()
+}
+
+/// `'sha256-…'`: how a Content-Security-Policy names an inline element by
+/// the SHA-256 of its text.
+pub fn csp_hash(text: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
