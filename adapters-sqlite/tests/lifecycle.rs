@@ -73,6 +73,12 @@ async fn unverified(store: &SqliteStore) -> Account {
     .unwrap()
 }
 
+/// Stores a 24-hour reset key for the account, made at `at`.
+async fn store_reset_key(store: &SqliteStore, account: &Account, key: &str, at: Timestamp) {
+    let reset = mailed(key, KeyPurpose::ResetPassword, Duration::hours(24), at);
+    store.store(account.id, reset).await.unwrap();
+}
+
 async fn reload(store: &SqliteStore, account: &Account) -> Account {
     store.find_by_email(&account.email).await.unwrap().unwrap()
 }
@@ -108,18 +114,7 @@ async fn a_verification_key_works_until_it_expires_even_when_used() {
 async fn keys_only_work_for_their_purpose() {
     let f = fixture();
     let account = unverified(&f.store).await;
-    f.store
-        .store(
-            account.id,
-            mailed(
-                "reset",
-                KeyPurpose::ResetPassword,
-                Duration::hours(24),
-                t0(),
-            ),
-        )
-        .await
-        .unwrap();
+    store_reset_key(&f.store, &account, "reset", t0()).await;
     assert!(
         !f.store
             .verify_email(&SecretHash::of("reset"), t0())
@@ -141,13 +136,7 @@ async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key() {
     let f = fixture();
     let account = unverified(&f.store).await;
     for key in ["reset-1", "reset-2"] {
-        f.store
-            .store(
-                account.id,
-                mailed(key, KeyPurpose::ResetPassword, Duration::hours(24), t0()),
-            )
-            .await
-            .unwrap();
+        store_reset_key(&f.store, &account, key, t0()).await;
     }
     let first = SecretHash::of("reset-1");
     let opened = f.store.reset_account(&first, t0()).await.unwrap();
@@ -172,18 +161,7 @@ async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key() {
 async fn an_expired_reset_key_opens_nothing() {
     let f = fixture();
     let account = unverified(&f.store).await;
-    f.store
-        .store(
-            account.id,
-            mailed(
-                "reset",
-                KeyPurpose::ResetPassword,
-                Duration::hours(24),
-                t0(),
-            ),
-        )
-        .await
-        .unwrap();
+    store_reset_key(&f.store, &account, "reset", t0()).await;
     let key = SecretHash::of("reset");
     let late = t0() + Duration::hours(24);
     assert!(f.store.reset_account(&key, late).await.unwrap().is_none());
@@ -214,18 +192,7 @@ async fn mail_is_queued_with_its_change_and_claimed_once_per_lease() {
 async fn failed_mail_waits_for_its_retry_and_delivered_mail_is_gone() {
     let f = fixture();
     let account = unverified(&f.store).await;
-    f.store
-        .store(
-            account.id,
-            mailed(
-                "reset",
-                KeyPurpose::ResetPassword,
-                Duration::hours(24),
-                t0() + Duration::seconds(1),
-            ),
-        )
-        .await
-        .unwrap();
+    store_reset_key(&f.store, &account, "reset", t0() + Duration::seconds(1)).await;
     let lease = t0() + Duration::minutes(2);
     let first = f.store.claim_due(t0(), lease).await.unwrap().unwrap();
     assert_eq!(first.email.id, "mail-verify");
