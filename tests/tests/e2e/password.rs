@@ -145,12 +145,7 @@ fn every_failing_rule_is_reported() {
 fn an_account_without_a_usable_password_needs_no_old_password() {
     let server = Server::start();
     let token = server.register("dave@example.com");
-    server
-        .post("/change-password/")
-        .token(&token)
-        .json(&json!({"new_password": NEW_PASSWORD}))
-        .send()
-        .expect_empty(204);
+    server.set_first_password(&token, NEW_PASSWORD);
     let profile = server.get("/profile/").token(&token).send().json();
     assert_eq!(profile["has_usable_password"], true);
     // The password is set: a login now fails only on the unverified address.

@@ -48,12 +48,7 @@ fn register_verify_set_a_password_then_log_in() {
         .login("dave@example.com", NEW_PASSWORD)
         .expect(400, json!({"non_field_errors": [BAD_CREDENTIALS]}));
 
-    server
-        .post("/change-password/")
-        .token(&token)
-        .json(&json!({"new_password": NEW_PASSWORD}))
-        .send()
-        .expect_empty(204);
+    server.set_first_password(&token, NEW_PASSWORD);
     assert_state(&server, &token, true, true);
 
     let session = server.login_token("dave@example.com", NEW_PASSWORD);
@@ -67,12 +62,7 @@ fn register_verify_set_a_password_then_log_in() {
 fn a_password_set_before_verifying_logs_in_once_verified() {
     let server = Server::start();
     let token = server.register("dave@example.com");
-    server
-        .post("/change-password/")
-        .token(&token)
-        .json(&json!({"new_password": NEW_PASSWORD}))
-        .send()
-        .expect_empty(204);
+    server.set_first_password(&token, NEW_PASSWORD);
     assert_state(&server, &token, false, true);
     server
         .login("dave@example.com", NEW_PASSWORD)
@@ -127,12 +117,7 @@ fn register_then_set_the_password_by_the_reset_link_and_log_in() {
 fn a_registered_account_needs_no_old_password_only_until_it_has_one() {
     let server = Server::start();
     let token = server.register("dave@example.com");
-    server
-        .post("/change-password/")
-        .token(&token)
-        .json(&json!({"new_password": NEW_PASSWORD}))
-        .send()
-        .expect_empty(204);
+    server.set_first_password(&token, NEW_PASSWORD);
     // Now it has one: a change needs it.
     let reply = server
         .post("/change-password/")

@@ -567,6 +567,17 @@ impl Server {
         )
     }
 
+    /// Sets the first password of an account that has none (no
+    /// `old_password` needed); expects 204.
+    #[track_caller]
+    pub fn set_first_password(&self, token: &str, password: &str) {
+        self.post("/change-password/")
+            .token(token)
+            .json(&json!({ "new_password": password }))
+            .send()
+            .expect_empty(204);
+    }
+
     /// The contents of every `.eml` file in the mail directory, oldest first.
     pub fn mails(&self) -> Vec<String> {
         let mut files: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(&self.mail_dir)
