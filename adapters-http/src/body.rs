@@ -64,7 +64,7 @@ pub fn parse_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>
 }
 
 /// The name DRF's message gives a JSON value's type (Python's type names).
-fn python_type_name(value: &Value) -> &'static str {
+pub(crate) fn python_type_name(value: &Value) -> &'static str {
     match value {
         Value::Array(_) => "list",
         Value::String(_) => "str",

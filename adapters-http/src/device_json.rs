@@ -1,7 +1,9 @@
-//! The device object: exactly the seed's 18 fields.
+//! The device object (exactly the seed's 18 fields), its ports, and the
+//! commands handed to its agent.
 
 use application::use_cases::DeviceView;
 use domain::time::format_api;
+use domain::{Command, Port};
 use serde::Serialize;
 
 /// A device as the API shows it.
@@ -51,6 +53,42 @@ impl DeviceJson {
             uname: device.facts.uname,
             url,
             wormhole_slug: device.wormhole_slug,
+        }
+    }
+}
+
+/// A listening port as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct PortJson {
+    port: u16,
+    protocol: &'static str,
+    name: String,
+}
+
+impl From<&Port> for PortJson {
+    fn from(port: &Port) -> Self {
+        Self {
+            port: port.number,
+            protocol: port.protocol.code(),
+            name: port.name.clone(),
+        }
+    }
+}
+
+/// A command as handed to an agent.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CommandJson {
+    id: String,
+    action: &'static str,
+    issued_time: String,
+}
+
+impl From<&Command> for CommandJson {
+    fn from(command: &Command) -> Self {
+        Self {
+            id: command.id.clone(),
+            action: command.action.code(),
+            issued_time: format_api(command.issued_time),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! CONTRACT §1 in DRF's order: trailing-slash redirect, 404, authentication,
 //! OPTIONS, permission, 405, throttling, body parsing; then calls the endpoint.
 
-use crate::auth::{self, Presented};
+use crate::auth::{self, Presented, Scheme};
 use crate::body;
 use crate::error::ApiError;
 use crate::fields::{Form, actions_entry};
@@ -11,7 +11,7 @@ use crate::state::HttpState;
 use actix_web::http::{Method, header};
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
-use domain::Account;
+use domain::{Account, Device};
 use futures_util::FutureExt;
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value, json};
@@ -29,8 +29,10 @@ pub struct Ctx {
     pub state: Data<HttpState>,
     /// The authenticated account, if a valid token was presented.
     pub account: Option<Account>,
-    /// The presented token, if valid.
+    /// The presented user token, if valid.
     pub token: Option<String>,
+    /// The authenticated device, on agent routes.
+    pub device: Option<Device>,
     /// `{param}` values of the path, in order.
     pub params: Vec<String>,
     /// The JSON object body (`{}` when empty or for methods without a body).
@@ -40,7 +42,16 @@ pub struct Ctx {
 impl Ctx {
     /// The authenticated account (endpoints with [`Access::User`] always have one).
     pub fn user(&self) -> Result<&Account, ApiError> {
-        self.account.as_ref().ok_or_else(auth::not_provided)
+        self.account
+            .as_ref()
+            .ok_or_else(|| Scheme::Token.not_provided())
+    }
+
+    /// The authenticated device (endpoints with [`Access::Device`] always have one).
+    pub fn agent(&self) -> Result<&Device, ApiError> {
+        self.device
+            .as_ref()
+            .ok_or_else(|| Scheme::Device.not_provided())
     }
 
     /// Starts validating the body (which the context gives up).
@@ -86,22 +97,28 @@ async fn serve(
     let Some((route, params)) = routes::find(&path) else {
         return redirect_to_slash(&req, &path);
     };
-    let (account, token) = authenticate(&req, &state).await?;
+    let scheme = route.scheme();
+    let caller = authenticate(&req, &state, scheme).await?;
     let method = req.method().clone();
     if method == Method::OPTIONS {
         return Ok(options(route));
     }
     let Some(endpoint) = route.endpoint(&method) else {
-        if route.is_protected() && account.is_none() {
-            return Err(auth::not_provided());
+        if route.is_protected() && caller.is_anonymous() {
+            return Err(scheme.not_provided());
         }
         return Err(ApiError::MethodNotAllowed {
             method: method.to_string(),
             allow: route.allow(),
         });
     };
-    if endpoint.access == Access::User && account.is_none() {
-        return Err(auth::not_provided());
+    let allowed = match endpoint.access {
+        Access::Public => true,
+        Access::User => caller.account.is_some(),
+        Access::Device => caller.device.is_some(),
+    };
+    if !allowed {
+        return Err(scheme.not_provided());
     }
     if endpoint.throttled
         && let Some(throttle) = &state.throttle
@@ -114,11 +131,17 @@ async fn serve(
     } else {
         Map::new()
     };
+    let Caller {
+        account,
+        token,
+        device,
+    } = caller;
     (endpoint.handler)(Ctx {
         req,
         state,
         account,
         token,
+        device,
         params,
         body,
     })
@@ -140,16 +163,45 @@ fn redirect_to_slash(req: &HttpRequest, path: &str) -> Result<HttpResponse, ApiE
         .finish())
 }
 
-/// Validates a presented token. Only a malformed or unknown `Token` is an error.
+/// Who presented valid credentials, if anyone.
+#[derive(Default)]
+struct Caller {
+    account: Option<Account>,
+    token: Option<String>,
+    device: Option<Device>,
+}
+
+impl Caller {
+    fn is_anonymous(&self) -> bool {
+        self.account.is_none() && self.device.is_none()
+    }
+}
+
+/// Validates the credentials of the route's scheme. Only a malformed or
+/// unknown token of that scheme is an error; other schemes are ignored.
 async fn authenticate(
     req: &HttpRequest,
     state: &HttpState,
-) -> Result<(Option<Account>, Option<String>), ApiError> {
-    match auth::presented_token(req)? {
-        Presented::Nothing => Ok((None, None)),
-        Presented::Token(token) => match state.app.authenticate(&token).await? {
-            Some(account) => Ok((Some(account), Some(token))),
-            None => Err(auth::invalid_token()),
+    scheme: Scheme,
+) -> Result<Caller, ApiError> {
+    let Presented::Token(token) = auth::presented(req, scheme)? else {
+        return Ok(Caller::default());
+    };
+    match scheme {
+        Scheme::Token => match state.app.authenticate(&token).await? {
+            Some(account) => Ok(Caller {
+                account: Some(account),
+                token: Some(token),
+                device: None,
+            }),
+            None => Err(scheme.invalid_token()),
+        },
+        Scheme::Device => match state.app.authenticate_device(&token).await? {
+            Some(device) => Ok(Caller {
+                device: Some(device),
+                ..Caller::default()
+            }),
+            None => Err(scheme.invalid_token()),
         },
     }
 }

@@ -19,8 +19,13 @@ pub enum ApiError {
     Validation(FieldErrors),
     /// 400 `{"detail": "JSON parse error - …"}`.
     Parse(String),
-    /// 401 with `WWW-Authenticate: Token`.
-    Unauthorized(&'static str),
+    /// 401 with a `WWW-Authenticate` challenge (`Token` or `Device`).
+    Unauthorized {
+        /// The message.
+        detail: &'static str,
+        /// The scheme the route accepts.
+        challenge: &'static str,
+    },
     /// 403.
     Forbidden(&'static str),
     /// 404 `{"detail": "Not found."}`.
@@ -66,7 +71,8 @@ impl ApiError {
         let detail = match self {
             Self::Validation(errors) => return Value::Object(errors.clone()),
             Self::Parse(reason) => format!("JSON parse error - {reason}"),
-            Self::Unauthorized(message) | Self::Forbidden(message) => (*message).to_owned(),
+            Self::Unauthorized { detail, .. } => (*detail).to_owned(),
+            Self::Forbidden(message) => (*message).to_owned(),
             Self::NotFound => "Not found.".to_owned(),
             Self::MethodNotAllowed { method, .. } => format!("Method \"{method}\" not allowed."),
             Self::TooLarge => "Request body is too large.".to_owned(),
@@ -92,7 +98,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::Validation(_) | Self::Parse(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -109,9 +115,11 @@ impl ResponseError for ApiError {
         }
         let mut response = HttpResponse::build(self.status_code());
         match self {
-            Self::Unauthorized(_) => {
-                response
-                    .insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Token")));
+            Self::Unauthorized { challenge, .. } => {
+                response.insert_header((
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(challenge),
+                ));
             }
             Self::MethodNotAllowed { allow, .. } => {
                 response.insert_header((header::ALLOW, allow.as_str()));
@@ -153,7 +161,11 @@ mod tests {
 
     #[actix_web::test]
     async fn unauthorized_carries_the_challenge_and_405_the_allow_header() {
-        let (status, response) = body_of(ApiError::Unauthorized("Invalid token.")).await;
+        let (status, response) = body_of(ApiError::Unauthorized {
+            detail: "Invalid token.",
+            challenge: "Token",
+        })
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         assert_eq!(
             response.headers().get(header::WWW_AUTHENTICATE).unwrap(),

@@ -1,7 +1,7 @@
 //! Request body fields: one description per field drives both validation
 //! (with DRF's messages) and the OPTIONS metadata.
 
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, NON_FIELD_ERRORS};
 use domain::EmailAddress;
 use domain::email::MAX_EMAIL_CHARS;
 use serde_json::{Map, Value, json};
@@ -15,6 +15,14 @@ pub enum FieldType {
     Email,
     /// true/false.
     Boolean,
+    /// A whole number.
+    Integer,
+    /// A §1 timestamp.
+    Datetime,
+    /// An absolute URL.
+    Url,
+    /// A list of objects, each with the field's `children`.
+    List,
 }
 
 impl FieldType {
@@ -23,6 +31,10 @@ impl FieldType {
             Self::String => "string",
             Self::Email => "email",
             Self::Boolean => "boolean",
+            Self::Integer => "integer",
+            Self::Datetime => "datetime",
+            Self::Url => "url",
+            Self::List => "list",
         }
     }
 }
@@ -46,6 +58,8 @@ pub struct Field {
     pub trim: bool,
     /// Most characters, when bounded.
     pub max_length: Option<usize>,
+    /// The fields of each item of a list.
+    pub children: Option<&'static [Field]>,
 }
 
 impl Field {
@@ -60,6 +74,24 @@ impl Field {
             allow_blank: false,
             trim: true,
             max_length: None,
+            children: None,
+        }
+    }
+
+    /// A required whole-number field.
+    pub const fn integer(name: &'static str, label: &'static str) -> Self {
+        Self {
+            kind: FieldType::Integer,
+            ..Self::text(name, label)
+        }
+    }
+
+    /// A required list of objects with the given fields.
+    pub const fn list(name: &'static str, label: &'static str, children: &'static [Field]) -> Self {
+        Self {
+            kind: FieldType::List,
+            children: Some(children),
+            ..Self::text(name, label)
         }
     }
 
@@ -124,6 +156,14 @@ impl Field {
         });
         if let (Some(max), false) = (self.max_length, self.read_only) {
             meta["max_length"] = json!(max);
+        }
+        if let Some(children) = self.children {
+            meta["child"] = json!({
+                "type": "nested object",
+                "required": true,
+                "read_only": false,
+                "children": actions_entry(children),
+            });
         }
         meta
     }
@@ -209,6 +249,169 @@ impl Form {
         Some(value)
     }
 
+    /// Sets a field's whole error value (a list of per-item errors, say).
+    pub fn error_value(&mut self, field: &str, errors: Value) {
+        self.errors.insert(field.to_owned(), errors);
+    }
+
+    /// Whether any error was recorded.
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// The raw value of a field, if the body has one.
+    fn raw(&mut self, field: &Field) -> Option<Value> {
+        match self.data.get(field.name) {
+            None => {
+                if field.required {
+                    self.error(field.name, "This field is required.");
+                }
+                None
+            }
+            Some(value) => Some(value.clone()),
+        }
+    }
+
+    /// Reads a whole-number field within `range`, DRF `IntegerField` style:
+    /// integral numbers and strings of digits are accepted. `None` when
+    /// absent or invalid (the error is recorded); `Some(None)` for a `null`
+    /// where `nullable`.
+    pub fn integer(
+        &mut self,
+        field: &Field,
+        range: std::ops::RangeInclusive<i64>,
+        nullable: bool,
+    ) -> Option<Option<i64>> {
+        let value = self.raw(field)?;
+        if value.is_null() {
+            if nullable {
+                return Some(None);
+            }
+            self.error(field.name, "This field may not be null.");
+            return None;
+        }
+        let Some(number) = parse_integer(&value) else {
+            self.error(field.name, "A valid integer is required.");
+            return None;
+        };
+        if number < *range.start() {
+            self.error(
+                field.name,
+                format!(
+                    "Ensure this value is greater than or equal to {}.",
+                    range.start()
+                ),
+            );
+            return None;
+        }
+        if number > *range.end() {
+            self.error(
+                field.name,
+                format!(
+                    "Ensure this value is less than or equal to {}.",
+                    range.end()
+                ),
+            );
+            return None;
+        }
+        Some(Some(number))
+    }
+
+    /// Reads a field whose value must be one of `choices`, DRF
+    /// `ChoiceField` style (a number is compared as its text).
+    pub fn choice<'c>(&mut self, field: &Field, choices: &[&'c str]) -> Option<&'c str> {
+        let value = self.raw(field)?;
+        let text = match &value {
+            Value::Null => {
+                self.error(field.name, "This field may not be null.");
+                return None;
+            }
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let found = choices.iter().find(|choice| **choice == text).copied();
+        if found.is_none() {
+            self.error(field.name, format!("\"{text}\" is not a valid choice."));
+        }
+        found
+    }
+
+    /// Reads a UUID field, DRF `UUIDField` style: any spelling that names a
+    /// UUID; the value comes back canonical (lowercase, hyphenated).
+    pub fn serial(&mut self, field: &Field) -> Option<domain::Serial> {
+        let value = self.raw(field)?;
+        match value {
+            Value::Null => {
+                self.error(field.name, "This field may not be null.");
+                None
+            }
+            Value::String(text) => match domain::Serial::parse(text.trim()) {
+                Ok(serial) => Some(serial),
+                Err(e) => {
+                    self.error(field.name, e.to_string());
+                    None
+                }
+            },
+            _ => {
+                self.error(field.name, domain::device::InvalidSerial.to_string());
+                None
+            }
+        }
+    }
+
+    /// Reads a list of objects, DRF `ListSerializer` style: each item is
+    /// validated by `item` on a [`Form`] of its own; the errors come back as a
+    /// list with one object per item (empty for good items).
+    pub fn objects<T>(
+        &mut self,
+        field: &Field,
+        mut item: impl FnMut(&mut Form) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let value = self.raw(field)?;
+        let items = match value {
+            Value::Array(items) => items,
+            Value::Null => {
+                self.error(field.name, "This field may not be null.");
+                return None;
+            }
+            other => {
+                self.error(
+                    field.name,
+                    format!(
+                        "Expected a list of items but got type \"{}\".",
+                        crate::body::python_type_name(&other)
+                    ),
+                );
+                return None;
+            }
+        };
+        let mut values = Vec::with_capacity(items.len());
+        let mut item_errors = Vec::with_capacity(items.len());
+        for entry in items {
+            let Value::Object(map) = entry else {
+                item_errors.push(json!({
+                    NON_FIELD_ERRORS: [format!(
+                        "Invalid data. Expected a dictionary, but got {}.",
+                        crate::body::python_type_name(&entry)
+                    )]
+                }));
+                continue;
+            };
+            let mut form = Form::new(map);
+            let value = item(&mut form);
+            item_errors.push(Value::Object(form.errors));
+            values.extend(value);
+        }
+        if item_errors
+            .iter()
+            .any(|e| e.as_object().is_some_and(|e| !e.is_empty()))
+        {
+            self.error_value(field.name, Value::Array(item_errors));
+            return None;
+        }
+        Some(values)
+    }
+
     /// Reads an e-mail address field.
     pub fn email(&mut self, field: &Field) -> Option<EmailAddress> {
         let text = self.text(field)?;
@@ -229,6 +432,28 @@ impl Form {
         } else {
             Err(ApiError::Validation(self.errors))
         }
+    }
+}
+
+/// A JSON value as DRF's `IntegerField` reads it: an integer, a number with
+/// no fraction, or text of one (`" 12 "`, `"12.0"`). Not booleans.
+fn parse_integer(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
+                .map(|f| f as i64)
+        }),
+        Value::String(text) => {
+            let text = text.trim();
+            let whole = match text.split_once('.') {
+                Some((whole, fraction)) if fraction.chars().all(|c| c == '0') => whole,
+                Some(_) => return None,
+                None => text,
+            };
+            whole.parse().ok()
+        }
+        _ => None,
     }
 }
 
@@ -293,6 +518,83 @@ mod tests {
             errors(f),
             json!({"email": ["Enter a valid email address."]})
         );
+    }
+
+    #[test]
+    fn integers_follow_drf() {
+        let field = Field::integer("n", "N");
+        let mut f = form(json!({"n": "12.0"}));
+        assert_eq!(f.integer(&field, 0..=100, false), Some(Some(12)));
+        let mut f = form(json!({"n": 7.0}));
+        assert_eq!(f.integer(&field, 0..=100, false), Some(Some(7)));
+        let mut f = form(json!({"n": null}));
+        assert_eq!(f.integer(&field, 0..=100, true), Some(None));
+        for (value, message) in [
+            (json!(true), "A valid integer is required."),
+            (json!(1.5), "A valid integer is required."),
+            (json!("12a"), "A valid integer is required."),
+            (
+                json!(-1),
+                "Ensure this value is greater than or equal to 0.",
+            ),
+            (
+                json!("101"),
+                "Ensure this value is less than or equal to 100.",
+            ),
+            (json!(null), "This field may not be null."),
+        ] {
+            let mut f = form(json!({ "n": value }));
+            assert_eq!(f.integer(&field, 0..=100, false), None);
+            assert_eq!(errors(f), json!({ "n": [message] }));
+        }
+    }
+
+    #[test]
+    fn choices_name_the_refused_value() {
+        let field = Field::text("p", "P");
+        let mut f = form(json!({"p": "tcp"}));
+        assert_eq!(f.choice(&field, &["tcp", "udp"]), Some("tcp"));
+        let mut f = form(json!({"p": 5}));
+        assert_eq!(f.choice(&field, &["tcp", "udp"]), None);
+        assert_eq!(errors(f), json!({"p": ["\"5\" is not a valid choice."]}));
+    }
+
+    #[test]
+    fn serials_accept_any_uuid_spelling() {
+        let field = Field::text("serial", "Serial");
+        let mut f = form(json!({"serial": "0F8FAD5BD9CB469FA16570867728950E"}));
+        assert_eq!(
+            f.serial(&field).unwrap().as_str(),
+            "0f8fad5b-d9cb-469f-a165-70867728950e"
+        );
+        let mut f = form(json!({"serial": 42}));
+        assert!(f.serial(&field).is_none());
+        assert_eq!(errors(f), json!({"serial": ["Must be a valid UUID."]}));
+    }
+
+    #[test]
+    fn list_errors_line_up_with_the_items() {
+        const CHILDREN: &[Field] = &[Field::integer("port", "Port")];
+        let field = Field::list("ports", "Ports", CHILDREN);
+        let read = |f: &mut Form| f.integer(&CHILDREN[0], 1..=65535, false).flatten();
+        let mut f = form(json!({"ports": [{"port": 22}, {"port": 0}, "x"]}));
+        assert_eq!(f.objects(&field, read), None);
+        assert_eq!(
+            errors(f),
+            json!({"ports": [
+                {},
+                {"port": ["Ensure this value is greater than or equal to 1."]},
+                {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]},
+            ]})
+        );
+        let mut f = form(json!({"ports": {"port": 22}}));
+        assert_eq!(f.objects(&field, read), None);
+        assert_eq!(
+            errors(f),
+            json!({"ports": ["Expected a list of items but got type \"dict\"."]})
+        );
+        let mut f = form(json!({"ports": [{"port": "22"}]}));
+        assert_eq!(f.objects(&field, read), Some(vec![22]));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The route table: every path, its methods, who may call them, and the
 //! body fields each takes (which also drive the OPTIONS metadata).
 
+use crate::auth::Scheme;
 use crate::dispatch::Handler;
 use crate::fields::{Field, FieldType};
-use crate::handlers::{accounts, auth, devices, password_reset, verification};
+use crate::handlers::{accounts, agent, auth, devices, password_reset, verification};
 use actix_web::http::Method;
 use std::sync::LazyLock;
 
@@ -14,6 +15,8 @@ pub enum Access {
     Public,
     /// Only a caller with a valid user token.
     User,
+    /// Only a device's agent with a valid device token.
+    Device,
 }
 
 /// One method of a route.
@@ -63,9 +66,18 @@ impl Route {
         self.endpoints.iter().find(|e| e.method == wanted)
     }
 
-    /// Whether every method needs a user token.
+    /// Whether every method needs credentials.
     pub fn is_protected(&self) -> bool {
-        self.endpoints.iter().all(|e| e.access == Access::User)
+        self.endpoints.iter().all(|e| e.access != Access::Public)
+    }
+
+    /// The credentials the route reads: devices' on agent routes, users' elsewhere.
+    pub fn scheme(&self) -> Scheme {
+        if self.endpoints.iter().any(|e| e.access == Access::Device) {
+            Scheme::Device
+        } else {
+            Scheme::Token
+        }
     }
 
     /// The `Allow` header: the route's methods in the contract's order.
@@ -146,6 +158,66 @@ pub(crate) const KEY: Field = Field::text("key", "Key");
 /// `name` of the profile, its only writable field.
 pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
 
+/// `name` of a device.
+pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(100);
+/// `description` of a device.
+pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
+    .optional()
+    .blank_ok()
+    .max(1000);
+/// `install_token` of an enrolment.
+pub(crate) const INSTALL_TOKEN: Field = Field::text("install_token", "Install token");
+/// `serial` of an enrolment.
+pub(crate) const SERIAL: Field = Field::text("serial", "Serial").optional();
+/// `machine_type` of an enrolment or a heartbeat.
+pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type").optional();
+/// `agent_version` of a heartbeat.
+pub(crate) const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
+    .optional()
+    .blank_ok()
+    .max(100);
+/// `operating_system` of a heartbeat.
+pub(crate) const OPERATING_SYSTEM: Field = Field::text("operating_system", "Operating system")
+    .optional()
+    .blank_ok()
+    .max(200);
+/// `uname` of a heartbeat.
+pub(crate) const UNAME: Field = Field::text("uname", "Uname")
+    .optional()
+    .blank_ok()
+    .max(1000);
+/// `disk_capacity` of a heartbeat.
+pub(crate) const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity").optional();
+/// `disk_used` of a heartbeat.
+pub(crate) const DISK_USED: Field = Field::integer("disk_used", "Disk used").optional();
+/// `ram_capacity` of a heartbeat.
+pub(crate) const RAM_CAPACITY: Field = Field::integer("ram_capacity", "Ram capacity").optional();
+/// `processor_speed` of a heartbeat.
+pub(crate) const PROCESSOR_SPEED: Field =
+    Field::integer("processor_speed", "Processor speed").optional();
+/// `port` of a reported port.
+pub(crate) const PORT_NUMBER: Field = Field::integer("port", "Port");
+/// `protocol` of a reported port.
+pub(crate) const PORT_PROTOCOL: Field = Field::text("protocol", "Protocol");
+/// `name` of a reported port.
+pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
+    .optional()
+    .blank_ok()
+    .max(domain::port::MAX_PORT_NAME_CHARS);
+const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
+/// `ports` of a heartbeat.
+pub(crate) const PORTS: Field = Field::list("ports", "Ports", PORT_FIELDS).optional();
+/// `status` of an acknowledgement.
+pub(crate) const ACK_STATUS: Field = Field::text("status", "Status");
+/// `detail` of an acknowledgement.
+pub(crate) const ACK_DETAIL: Field = Field::text("detail", "Detail")
+    .optional()
+    .blank_ok()
+    .max(domain::command::MAX_ACK_DETAIL_CHARS);
+
+/// `wait` of the command long poll (a query parameter).
+pub(crate) const WAIT: Field = Field::integer("wait", "Wait").optional();
+
 const LOGIN_FIELDS: &[Field] = &[EMAIL, PASSWORD];
 const CHANGE_PASSWORD_FIELDS: &[Field] = &[OLD_PASSWORD, NEW_PASSWORD];
 const EMAIL_FIELDS: &[Field] = &[EMAIL];
@@ -165,9 +237,75 @@ const PROFILE_FIELDS: &[Field] = &[
     PROFILE_NAME,
 ];
 
+/// The device as PUT and PATCH see it: every field, only two writable.
+const DEVICE_FIELDS: &[Field] = &[
+    Field::read_only("agent_version", "Agent version", FieldType::String),
+    Field::read_only("created_time", "Created time", FieldType::Datetime),
+    DEVICE_DESCRIPTION,
+    Field::read_only("disk_capacity", "Disk capacity", FieldType::Integer),
+    Field::read_only("disk_used", "Disk used", FieldType::Integer),
+    Field::read_only("machine_type", "Machine type", FieldType::String),
+    Field::read_only(
+        "machine_type_display",
+        "Machine type display",
+        FieldType::String,
+    ),
+    DEVICE_NAME,
+    Field::read_only("online", "Online", FieldType::Boolean),
+    Field::read_only("operating_system", "Operating system", FieldType::String),
+    Field::read_only("ports_url", "Ports url", FieldType::Url),
+    Field::read_only("processor_speed", "Processor speed", FieldType::Integer),
+    Field::read_only("ram_capacity", "Ram capacity", FieldType::Integer),
+    Field::read_only("reboot_url", "Reboot url", FieldType::Url),
+    Field::read_only("serial", "Serial", FieldType::String),
+    Field::read_only("uname", "Uname", FieldType::String),
+    Field::read_only("url", "Url", FieldType::Url),
+    Field::read_only("wormhole_slug", "Wormhole slug", FieldType::String),
+];
+const INSTALL_FIELDS: &[Field] = &[INSTALL_TOKEN, DEVICE_NAME, SERIAL, MACHINE_TYPE];
+const HEARTBEAT_FIELDS: &[Field] = &[
+    AGENT_VERSION,
+    OPERATING_SYSTEM,
+    UNAME,
+    MACHINE_TYPE,
+    DISK_CAPACITY,
+    DISK_USED,
+    RAM_CAPACITY,
+    PROCESSOR_SPEED,
+    PORTS,
+];
+const ACK_FIELDS: &[Field] = &[ACK_STATUS, ACK_DETAIL];
+
 static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
-    use Access::{Public, User};
+    use Access::{Device, Public, User};
     vec![
+        Route {
+            pattern: "/agent/commands/",
+            name: "Agent Commands",
+            description: "Long poll for the device's pending commands: answers as soon as one is\npending, or with an empty list after `wait` seconds (0-60, default 0).",
+            endpoints: vec![endpoint(Method::GET, Device, None, |c| {
+                Box::pin(agent::commands(c))
+            })],
+        },
+        Route {
+            pattern: "/agent/commands/{id}/ack/",
+            name: "Agent Command Ack",
+            description: "Report the outcome of a command: `done` or `failed`, with an optional detail.",
+            endpoints: vec![endpoint(Method::POST, Device, Some(ACK_FIELDS), |c| {
+                Box::pin(agent::acknowledge(c))
+            })],
+        },
+        Route {
+            pattern: "/agent/heartbeat/",
+            name: "Agent Heartbeat",
+            description: "Report the device's facts; the device is online from now. Returns the\npending commands and the interval of the next heartbeat.",
+            endpoints: vec![endpoint(
+                Method::POST,
+                Device,
+                Some(HEARTBEAT_FIELDS),
+                |c| Box::pin(agent::heartbeat(c)),
+            )],
+        },
         Route {
             pattern: "/auth/",
             name: "Auth Token",
@@ -202,9 +340,24 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route {
             pattern: "/devices/{serial}/",
             name: "Device Detail",
-            description: "One device of the account.",
+            description: "One device of the account. Its `name` and `description` can be changed;\ndeleting it ends its agent's credential.",
+            endpoints: vec![
+                endpoint(Method::GET, User, None, |c| Box::pin(devices::detail(c))),
+                endpoint(Method::PUT, User, Some(DEVICE_FIELDS), |c| {
+                    Box::pin(devices::update(c))
+                }),
+                endpoint(Method::PATCH, User, Some(DEVICE_FIELDS), |c| {
+                    Box::pin(devices::update(c))
+                }),
+                endpoint(Method::DELETE, User, None, |c| Box::pin(devices::delete(c))),
+            ],
+        },
+        Route {
+            pattern: "/devices/{serial}/ports/",
+            name: "Device Ports",
+            description: "The ports the device's agent last reported as listening.",
             endpoints: vec![endpoint(Method::GET, User, None, |c| {
-                Box::pin(devices::detail(c))
+                Box::pin(devices::ports(c))
             })],
         },
         Route {
@@ -214,6 +367,17 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
             endpoints: vec![endpoint(Method::POST, User, None, |c| {
                 Box::pin(devices::reboot(c))
             })],
+        },
+        Route {
+            pattern: "/install/",
+            name: "Install",
+            description: "Enrol a device in the account of an install token; returns its serial and\ndevice token. Installing a serial of the same account again re-keys it.",
+            endpoints: vec![
+                endpoint(Method::POST, Public, Some(INSTALL_FIELDS), |c| {
+                    Box::pin(agent::install(c))
+                })
+                .throttled(),
+            ],
         },
         Route {
             pattern: "/profile/",
@@ -325,6 +489,27 @@ mod tests {
     }
 
     #[test]
+    fn agent_routes_read_device_credentials_and_the_others_user_tokens() {
+        for path in [
+            "/agent/heartbeat/",
+            "/agent/commands/",
+            "/agent/commands/x/ack/",
+        ] {
+            let (route, _) = find(path).unwrap();
+            assert_eq!(route.scheme(), Scheme::Device, "{path}");
+            assert!(route.is_protected(), "{path}");
+        }
+        for path in ["/install/", "/devices/", "/auth/"] {
+            assert_eq!(find(path).unwrap().0.scheme(), Scheme::Token, "{path}");
+        }
+        assert!(!find("/install/").unwrap().0.is_protected());
+        assert_eq!(
+            find("/devices/x/").unwrap().0.allow(),
+            "GET, PUT, PATCH, DELETE, HEAD, OPTIONS"
+        );
+    }
+
+    #[test]
     fn resend_is_never_taken_for_a_key() {
         let (resend, params) = find("/verify-email/resend/").unwrap();
         assert_eq!(resend.pattern, "/verify-email/resend/");
@@ -350,6 +535,7 @@ mod tests {
             throttled,
             [
                 "POST /auth/",
+                "POST /install/",
                 "POST /register/",
                 "POST /reset-password/",
                 "POST /reset-password/confirm/",

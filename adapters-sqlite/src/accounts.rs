@@ -94,4 +94,16 @@ impl AccountRepository for SqliteStore {
         })
         .await
     }
+
+    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError> {
+        let token = token.to_owned();
+        self.run("find account by install token", move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE install_token = ?1"
+            ))?
+            .query_row([token], rows::account)
+            .optional()
+        })
+        .await
+    }
 }

@@ -1,10 +1,13 @@
 use crate::rows::{self, DEVICE_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
-use application::ports::{CreateDeviceError, DeviceRepository};
+use application::ports::{
+    CreateDeviceError, DeviceChanges, DeviceRepository, EnrolError, Enrolment,
+};
 use async_trait::async_trait;
-use domain::{AccountId, Device, Serial};
-use rusqlite::{OptionalExtension, params};
+use domain::secret::SecretHash;
+use domain::{AccountId, Device, FactsReport, MachineType, Port, Serial, Timestamp};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// SQLite reports only one violated constraint; this tells whether the serial is taken.
 fn serial_exists(conn: &rusqlite::Connection, serial: &Serial) -> rusqlite::Result<bool> {
@@ -13,6 +16,74 @@ fn serial_exists(conn: &rusqlite::Connection, serial: &Serial) -> rusqlite::Resu
         [serial.as_str()],
         |row| row.get(0),
     )
+}
+
+fn device_by_serial(conn: &Connection, serial: &Serial) -> rusqlite::Result<Option<Device>> {
+    conn.prepare_cached(&format!(
+        "SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = ?1"
+    ))?
+    .query_row([serial.as_str()], rows::device)
+    .optional()
+}
+
+fn owns(conn: &Connection, owner: AccountId, serial: &Serial) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM devices WHERE serial = ?1 AND account_id = ?2)",
+        params![serial.as_str(), owner.0],
+        |row| row.get(0),
+    )
+}
+
+/// A new device from an enrolment: no facts but the machine type.
+fn insert_enrolled(conn: &Connection, e: &Enrolment) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO devices (serial, account_id, name, wormhole_slug, machine_type, token_hash, created_time) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            e.serial.as_str(),
+            e.owner.0,
+            e.name,
+            e.wormhole_slug,
+            e.machine_type.unwrap_or_default().code(),
+            e.token.as_str(),
+            rows::to_secs(e.now),
+        ],
+    )
+    .map(drop)
+}
+
+/// An enrolled device again: a new token, the name, and the machine type when sent.
+fn rekey(conn: &Connection, e: &Enrolment) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE devices SET name = ?2, machine_type = COALESCE(?3, machine_type), token_hash = ?4 \
+         WHERE serial = ?1",
+        params![
+            e.serial.as_str(),
+            e.name,
+            e.machine_type.map(MachineType::code),
+            e.token.as_str(),
+        ],
+    )
+    .map(drop)
+}
+
+fn replace_ports(conn: &Connection, serial: &Serial, ports: &[Port]) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM device_ports WHERE serial = ?1",
+        [serial.as_str()],
+    )?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO device_ports (serial, port, protocol, name) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for port in ports {
+        insert.execute(params![
+            serial.as_str(),
+            port.number,
+            port.protocol.code(),
+            port.name
+        ])?;
+    }
+    Ok(())
 }
 
 #[async_trait]
@@ -78,6 +149,133 @@ impl DeviceRepository for SqliteStore {
                 }
                 other => other.map(drop).map_err(Failure::Sql),
             }
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        changes: &DeviceChanges,
+    ) -> Result<Option<Device>, StoreError> {
+        let (serial, changes) = (serial.clone(), changes.clone());
+        self.run("update device", move |conn| {
+            conn.prepare_cached(&format!(
+                "UPDATE devices SET name = COALESCE(?3, name), description = COALESCE(?4, description) \
+                 WHERE serial = ?1 AND account_id = ?2 RETURNING {DEVICE_COLUMNS}"
+            ))?
+            .query_row(
+                params![serial.as_str(), owner.0, changes.name, changes.description],
+                rows::device,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
+        let serial = serial.clone();
+        self.run("delete device", move |conn| {
+            conn.execute(
+                "DELETE FROM devices WHERE serial = ?1 AND account_id = ?2",
+                params![serial.as_str(), owner.0],
+            )
+            .map(|deleted| deleted > 0)
+        })
+        .await
+    }
+
+    async fn ports(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Vec<Port>>, StoreError> {
+        let serial = serial.clone();
+        self.run("list device ports", move |conn| {
+            let tx = conn.transaction()?;
+            if !owns(&tx, owner, &serial)? {
+                return Ok(None);
+            }
+            let ports = tx
+                .prepare_cached(
+                    "SELECT port, protocol, name FROM device_ports WHERE serial = ?1 \
+                     ORDER BY port, protocol",
+                )?
+                .query_map([serial.as_str()], rows::port)?
+                .collect::<rusqlite::Result<Vec<Port>>>()?;
+            Ok(Some(ports))
+        })
+        .await
+    }
+
+    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError> {
+        let e = enrolment.clone();
+        self.run_mapped("enrol device", move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            match device_by_serial(&tx, &e.serial)? {
+                Some(existing) if existing.owner != e.owner => {
+                    return Err(Failure::Outcome(EnrolError::ForeignSerial));
+                }
+                Some(_) => rekey(&tx, &e)?,
+                None => insert_enrolled(&tx, &e)?,
+            }
+            let device =
+                device_by_serial(&tx, &e.serial)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            tx.commit()?;
+            Ok(device)
+        })
+        .await
+    }
+
+    async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError> {
+        let token = token.clone();
+        self.run("authenticate device", move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?1"
+            ))?
+            .query_row([token.as_str()], rows::device)
+            .optional()
+        })
+        .await
+    }
+
+    async fn record_heartbeat(
+        &self,
+        serial: &Serial,
+        report: &FactsReport,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let (serial, report) = (serial.clone(), report.clone());
+        self.run("record heartbeat", move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // A device deleted meanwhile stays deleted.
+            let Some(device) = device_by_serial(&tx, &serial)? else {
+                return Ok(());
+            };
+            let mut facts = device.facts;
+            facts.apply(&report);
+            tx.execute(
+                "UPDATE devices SET agent_version = ?2, operating_system = ?3, uname = ?4, \
+                 machine_type = ?5, disk_capacity = ?6, disk_used = ?7, processor_speed = ?8, \
+                 ram_capacity = ?9, last_seen = ?10 WHERE serial = ?1",
+                params![
+                    serial.as_str(),
+                    facts.agent_version,
+                    facts.operating_system,
+                    facts.uname,
+                    facts.machine_type.code(),
+                    facts.disk_capacity,
+                    facts.disk_used,
+                    facts.processor_speed,
+                    facts.ram_capacity,
+                    rows::to_secs(now),
+                ],
+            )?;
+            if let Some(ports) = &report.ports {
+                replace_ports(&tx, &serial, ports)?;
+            }
+            tx.commit()
         })
         .await
     }

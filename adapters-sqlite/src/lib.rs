@@ -8,6 +8,7 @@
 //! of failing half-way.
 
 mod accounts;
+mod command_signals;
 mod commands;
 mod devices;
 mod keys;

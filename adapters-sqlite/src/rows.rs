@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    Account, AccountId, Device, DeviceFacts, EmailAddress, MachineType, Serial, Timestamp,
+    Account, AccountId, Action, Command, Device, DeviceFacts, EmailAddress, MachineType, Port,
+    Protocol, Serial, Timestamp,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -70,3 +71,32 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
         created_time: from_secs(row.get(14)?),
     })
 }
+
+/// The command columns, in the order [`command`] reads them.
+pub(crate) const COMMAND_COLUMNS: &str = "id, action, issued_time";
+
+/// Reads a command selected with [`COMMAND_COLUMNS`].
+pub(crate) fn command(row: &Row<'_>) -> rusqlite::Result<Command> {
+    let action: String = row.get(1)?;
+    Ok(Command {
+        id: row.get(0)?,
+        action: Action::from_code(&action).ok_or_else(|| invalid(1, UnknownCode(action)))?,
+        issued_time: from_secs(row.get(2)?),
+    })
+}
+
+/// Reads a port selected as `port, protocol, name`.
+pub(crate) fn port(row: &Row<'_>) -> rusqlite::Result<Port> {
+    let protocol: String = row.get(1)?;
+    Ok(Port {
+        number: row.get(0)?,
+        protocol: Protocol::from_code(&protocol)
+            .ok_or_else(|| invalid(1, UnknownCode(protocol)))?,
+        name: row.get(2)?,
+    })
+}
+
+/// A stored code that the domain does not know.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown code {0:?}")]
+struct UnknownCode(String);

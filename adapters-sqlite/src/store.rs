@@ -1,5 +1,6 @@
 //! The connection pool, its per-connection settings, and migrations.
 
+use crate::command_signals::CommandSignals;
 use application::StoreError;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
@@ -49,6 +50,7 @@ pub struct SqliteStore {
     pool: Pool<SqliteConnectionManager>,
     permits: Arc<Semaphore>,
     mail_queued: Arc<Notify>,
+    pub(crate) command_signals: Arc<CommandSignals>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -81,6 +83,7 @@ impl SqliteStore {
             pool,
             permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
             mail_queued: Arc::new(Notify::new()),
+            command_signals: Arc::default(),
         })
     }
 

@@ -3,7 +3,10 @@
 
 use async_trait::async_trait;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, Device, EmailAddress, Serial, Timestamp};
+use domain::{
+    Account, AccountId, Command, CommandOutcome, Device, EmailAddress, FactsReport, MachineType,
+    Port, Serial, Timestamp,
+};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -121,6 +124,8 @@ pub trait AccountRepository: Send + Sync {
     async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError>;
     /// Sets a new password hash.
     async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError>;
+    /// The account with this install token.
+    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError>;
 }
 
 /// API tokens, stored only as hashes.
@@ -255,6 +260,45 @@ pub enum CreateDeviceError {
     Store(#[from] StoreError),
 }
 
+/// Changes to the fields a user may edit; `None` keeps a field as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeviceChanges {
+    /// A new name.
+    pub name: Option<String>,
+    /// A new description.
+    pub description: Option<String>,
+}
+
+/// A device enrolling through its agent, or enrolling again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enrolment {
+    /// The account of the install token.
+    pub owner: AccountId,
+    /// The device's serial.
+    pub serial: Serial,
+    /// Its name.
+    pub name: String,
+    /// Its machine type, when the agent sent one.
+    pub machine_type: Option<MachineType>,
+    /// The hash of its new device token.
+    pub token: SecretHash,
+    /// A wormhole slug, used only when the device is new.
+    pub wormhole_slug: String,
+    /// Now: the creation time of a new device.
+    pub now: Timestamp,
+}
+
+/// Why a device could not enrol.
+#[derive(Debug, Error)]
+pub enum EnrolError {
+    /// The serial belongs to a device of another account.
+    #[error("this serial belongs to another account")]
+    ForeignSerial,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// Devices.
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
@@ -270,6 +314,48 @@ pub trait DeviceRepository: Send + Sync {
     /// Stores a new device. Must return [`CreateDeviceError::DuplicateSerial`]
     /// when the serial is taken.
     async fn create(&self, device: &Device) -> Result<(), CreateDeviceError>;
+    /// Applies the changes to a device of `owner`; the updated device, or
+    /// `None` when `owner` has no such device.
+    async fn update(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        changes: &DeviceChanges,
+    ) -> Result<Option<Device>, StoreError>;
+    /// Deletes a device of `owner` with its credential, ports and commands.
+    /// Returns whether there was one.
+    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError>;
+    /// The ports last reported for a device of `owner` (ascending); `None`
+    /// when `owner` has no such device.
+    async fn ports(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Vec<Port>>, StoreError>;
+    /// Atomically: creates the device with the given token, or, when the
+    /// owner already has a device with this serial, gives it the new token
+    /// (ending the old one), the name, and the machine type when sent.
+    /// Returns the device as stored.
+    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError>;
+    /// The device a device token belongs to, if the token is current.
+    async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError>;
+    /// Records a heartbeat at `now` and takes over the facts (and ports)
+    /// it reports.
+    async fn record_heartbeat(
+        &self,
+        serial: &Serial,
+        report: &FactsReport,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+}
+
+/// Waits for commands queued for one device (see [`CommandRepository::listen`]).
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait CommandListener: Send {
+    /// Returns once a command may have been queued for the device since the
+    /// listener was made, or after `timeout`.
+    async fn wait(&mut self, timeout: std::time::Duration);
 }
 
 /// Commands waiting for devices.
@@ -277,7 +363,8 @@ pub trait DeviceRepository: Send + Sync {
 #[async_trait]
 pub trait CommandRepository: Send + Sync {
     /// Queues a reboot for the device unless one issued after `lapse_before`
-    /// is still pending. Returns whether a new command was queued.
+    /// is still pending, and wakes its listeners. Returns whether a new
+    /// command was queued.
     async fn queue_reboot(
         &self,
         device: &Serial,
@@ -285,6 +372,26 @@ pub trait CommandRepository: Send + Sync {
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError>;
+    /// Hands out the device's pending commands issued after `lapse_before`,
+    /// oldest first: each is marked delivered at `now` and never handed out again.
+    async fn take_pending(
+        &self,
+        device: &Serial,
+        now: Timestamp,
+        lapse_before: Timestamp,
+    ) -> Result<Vec<Command>, StoreError>;
+    /// Records the outcome of a command of the device, unless one is recorded
+    /// already. Returns whether the device has a command with this id.
+    async fn acknowledge(
+        &self,
+        device: &Serial,
+        command_id: &str,
+        outcome: &CommandOutcome,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// Starts listening for commands queued for the device from now on.
+    /// Listen before looking for pending commands, so none slips between.
+    fn listen(&self, device: &Serial) -> Box<dyn CommandListener>;
 }
 
 /// Why a mail was not delivered.

@@ -2,6 +2,7 @@
 
 use crate::account::AccountId;
 use crate::machine_type::MachineType;
+use crate::port::Port;
 use crate::time::Timestamp;
 use std::fmt;
 use thiserror::Error;
@@ -69,6 +70,50 @@ pub struct DeviceFacts {
     pub processor_speed: i64,
     /// Memory in MiB, 0 while unknown.
     pub ram_capacity: i64,
+}
+
+/// What one heartbeat reports. A fact that is present replaces the stored
+/// one; an absent one (`None`) keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FactsReport {
+    /// Version of the agent software.
+    pub agent_version: Option<String>,
+    /// Operating system name and version.
+    pub operating_system: Option<String>,
+    /// `uname -a` style kernel description.
+    pub uname: Option<String>,
+    /// The hardware.
+    pub machine_type: Option<MachineType>,
+    /// Disk size in bytes; `Some(None)` makes it unknown.
+    pub disk_capacity: Option<Option<i64>>,
+    /// Disk use in bytes; `Some(None)` makes it unknown.
+    pub disk_used: Option<Option<i64>>,
+    /// Processor speed in MHz.
+    pub processor_speed: Option<i64>,
+    /// Memory in MiB.
+    pub ram_capacity: Option<i64>,
+    /// The listening ports, replacing the stored list (normalized with
+    /// [`normalize_ports`](crate::port::normalize_ports)).
+    pub ports: Option<Vec<Port>>,
+}
+
+impl DeviceFacts {
+    /// Takes over every fact the report carries.
+    pub fn apply(&mut self, report: &FactsReport) {
+        fn set<T: Clone>(slot: &mut T, value: &Option<T>) {
+            if let Some(value) = value {
+                *slot = value.clone();
+            }
+        }
+        set(&mut self.agent_version, &report.agent_version);
+        set(&mut self.operating_system, &report.operating_system);
+        set(&mut self.uname, &report.uname);
+        set(&mut self.machine_type, &report.machine_type);
+        set(&mut self.disk_capacity, &report.disk_capacity);
+        set(&mut self.disk_used, &report.disk_used);
+        set(&mut self.processor_speed, &report.processor_speed);
+        set(&mut self.ram_capacity, &report.ram_capacity);
+    }
 }
 
 /// A device as stored.
@@ -147,6 +192,30 @@ mod tests {
             slug.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         );
+    }
+
+    #[test]
+    fn a_report_replaces_only_the_facts_it_carries() {
+        let mut facts = DeviceFacts {
+            agent_version: "1.0".into(),
+            uname: "Linux pi".into(),
+            disk_capacity: Some(100),
+            disk_used: Some(50),
+            ram_capacity: 1024,
+            ..DeviceFacts::default()
+        };
+        facts.apply(&FactsReport {
+            agent_version: Some("1.1".into()),
+            disk_used: Some(None),
+            processor_speed: Some(1500),
+            ..FactsReport::default()
+        });
+        assert_eq!(facts.agent_version, "1.1");
+        assert_eq!(facts.uname, "Linux pi");
+        assert_eq!(facts.disk_capacity, Some(100));
+        assert_eq!(facts.disk_used, None);
+        assert_eq!(facts.processor_speed, 1500);
+        assert_eq!(facts.ram_capacity, 1024);
     }
 
     #[test]

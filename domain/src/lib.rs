@@ -4,16 +4,20 @@
 //! code further out can only hold well-formed data.
 
 pub mod account;
+pub mod command;
 pub mod device;
 pub mod email;
 pub mod machine_type;
 pub mod password;
+pub mod port;
 pub mod secret;
 pub mod text;
 pub mod time;
 
 pub use account::{Account, AccountId, Profile};
-pub use device::{Device, DeviceFacts, Serial};
+pub use command::{Action, Command, CommandOutcome, CommandStatus};
+pub use device::{Device, DeviceFacts, FactsReport, Serial};
 pub use email::EmailAddress;
 pub use machine_type::MachineType;
+pub use port::{Port, Protocol};
 pub use time::Timestamp;

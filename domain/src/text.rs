@@ -52,6 +52,21 @@ pub const DEVICE_DESCRIPTION: TextRule = TextRule {
     max_chars: 1000,
     allow_blank: true,
 };
+/// The agent version a device reports: 0–100 characters.
+pub const AGENT_VERSION: TextRule = TextRule {
+    max_chars: 100,
+    allow_blank: true,
+};
+/// The operating system a device reports: 0–200 characters.
+pub const OPERATING_SYSTEM: TextRule = TextRule {
+    max_chars: 200,
+    allow_blank: true,
+};
+/// The uname a device reports: 0–1000 characters.
+pub const UNAME: TextRule = TextRule {
+    max_chars: 1000,
+    allow_blank: true,
+};
 /// An account's display name: 0–150 characters.
 pub const PROFILE_NAME: TextRule = TextRule {
     max_chars: 150,

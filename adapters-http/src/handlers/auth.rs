@@ -34,7 +34,10 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 
 /// `DELETE /auth/`: ends the token of this request.
 pub async fn logout(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let token = ctx.token.as_deref().ok_or_else(crate::auth::not_provided)?;
+    let token = ctx
+        .token
+        .as_deref()
+        .ok_or_else(|| crate::auth::Scheme::Token.not_provided())?;
     ctx.state.app.logout(token).await?;
     Ok(no_content())
 }

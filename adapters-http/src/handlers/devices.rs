@@ -1,10 +1,12 @@
-use super::json;
-use crate::device_json::DeviceJson;
+use super::{json, no_content};
+use crate::device_json::{DeviceJson, PortJson};
 use crate::dispatch::Ctx;
 use crate::error::ApiError;
+use crate::routes::{DEVICE_DESCRIPTION, DEVICE_NAME};
 use actix_web::HttpResponse;
-use actix_web::http::StatusCode;
-use application::use_cases::RebootError;
+use actix_web::http::{Method, StatusCode};
+use application::ports::DeviceChanges;
+use application::use_cases::{RebootError, UpdateDeviceError};
 use domain::Serial;
 use serde_json::json;
 
@@ -41,6 +43,61 @@ pub async fn detail(ctx: Ctx) -> Result<HttpResponse, ApiError> {
         StatusCode::OK,
         &DeviceJson::new(view, &ctx.base_url()),
     ))
+}
+
+/// `PUT` and `PATCH /devices/{serial}/`: `name` and `description` change
+/// (PUT needs `name`); other fields are ignored.
+pub async fn update(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let serial = serial(&ctx)?;
+    let name_field = if ctx.req.method() == Method::PATCH {
+        DEVICE_NAME.optional()
+    } else {
+        DEVICE_NAME
+    };
+    let mut form = ctx.form();
+    let changes = DeviceChanges {
+        name: form.text(&name_field),
+        description: form.text(&DEVICE_DESCRIPTION),
+    };
+    form.finish()?;
+    let view = ctx
+        .state
+        .app
+        .update_device(ctx.user()?, &serial, changes)
+        .await
+        .map_err(|e| match e {
+            UpdateDeviceError::NotFound => ApiError::NotFound,
+            UpdateDeviceError::Name(e) => ApiError::field("name", e.to_string()),
+            UpdateDeviceError::Description(e) => ApiError::field("description", e.to_string()),
+            UpdateDeviceError::Store(e) => e.into(),
+        })?;
+    Ok(json(
+        StatusCode::OK,
+        &DeviceJson::new(view, &ctx.base_url()),
+    ))
+}
+
+/// `DELETE /devices/{serial}/`: the device and its agent credential end.
+pub async fn delete(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let serial = serial(&ctx)?;
+    if ctx.state.app.delete_device(ctx.user()?, &serial).await? {
+        Ok(no_content())
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `GET /devices/{serial}/ports/`: as the agent last reported them.
+pub async fn ports(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let serial = serial(&ctx)?;
+    let ports = ctx
+        .state
+        .app
+        .device_ports(ctx.user()?, &serial)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let body: Vec<PortJson> = ports.iter().map(PortJson::from).collect();
+    Ok(json(StatusCode::OK, &body))
 }
 
 /// `POST /devices/{serial}/reboot/`: 202 once the signal is queued.

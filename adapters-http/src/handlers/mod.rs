@@ -1,6 +1,7 @@
 //! The endpoints, by resource.
 
 pub mod accounts;
+pub mod agent;
 pub mod auth;
 pub mod devices;
 pub mod password_reset;

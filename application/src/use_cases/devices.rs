@@ -1,10 +1,11 @@
-//! Listing, showing, rebooting and (for operators) adding devices.
+//! Listing, showing, editing, deleting and rebooting devices, and (for
+//! operators) adding them.
 
 use super::DevMgr;
-use crate::ports::{CreateDeviceError, StoreError};
+use crate::ports::{CreateDeviceError, DeviceChanges, StoreError};
 use domain::device::wormhole_slug;
 use domain::text::{DEVICE_DESCRIPTION, DEVICE_NAME, TextError};
-use domain::{Account, Device, DeviceFacts, EmailAddress, Serial};
+use domain::{Account, Device, DeviceFacts, EmailAddress, Port, Serial};
 use thiserror::Error;
 
 /// A device with its online state as of the request.
@@ -22,6 +23,23 @@ pub enum RebootError {
     /// No such device in the account.
     #[error("device not found")]
     NotFound,
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a device could not be edited.
+#[derive(Debug, Error)]
+pub enum UpdateDeviceError {
+    /// No such device in the account.
+    #[error("device not found")]
+    NotFound,
+    /// The name breaks its rule.
+    #[error("invalid name: {0}")]
+    Name(TextError),
+    /// The description breaks its rule.
+    #[error("invalid description: {0}")]
+    Description(TextError),
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -87,6 +105,50 @@ impl DevMgr {
         let device = self.ports.devices.find_for(owner.id, serial).await?;
         let now = self.ports.clock.now();
         Ok(device.map(|device| self.view(device, now)))
+    }
+
+    /// Renames or describes one of the account's devices.
+    pub async fn update_device(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+        changes: DeviceChanges,
+    ) -> Result<DeviceView, UpdateDeviceError> {
+        if let Some(name) = &changes.name {
+            DEVICE_NAME.check(name).map_err(UpdateDeviceError::Name)?;
+        }
+        if let Some(description) = &changes.description {
+            DEVICE_DESCRIPTION
+                .check(description)
+                .map_err(UpdateDeviceError::Description)?;
+        }
+        let device = self
+            .ports
+            .devices
+            .update(owner.id, serial, &changes)
+            .await?
+            .ok_or(UpdateDeviceError::NotFound)?;
+        Ok(self.view(device, self.ports.clock.now()))
+    }
+
+    /// Deletes one of the account's devices; its device token ends with it.
+    /// Returns whether the account had it.
+    pub async fn delete_device(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+    ) -> Result<bool, StoreError> {
+        self.ports.devices.delete(owner.id, serial).await
+    }
+
+    /// The ports an account's device last reported; `None` for a missing or
+    /// foreign device.
+    pub async fn device_ports(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+    ) -> Result<Option<Vec<Port>>, StoreError> {
+        self.ports.devices.ports(owner.id, serial).await
     }
 
     /// Queues a reboot for one of the account's devices. A reboot still
@@ -280,6 +342,64 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, RebootError::Store(_)));
+    }
+
+    #[tokio::test]
+    async fn update_checks_both_fields_before_touching_storage() {
+        let mut h = Harness::new();
+        h.devices.expect_update().never();
+        let app = h.app();
+        let serial = Serial::from_random_bytes([3; 16]);
+        let blank = DeviceChanges {
+            name: Some("  ".into()),
+            description: None,
+        };
+        assert!(matches!(
+            app.update_device(&account(true, None), &serial, blank)
+                .await,
+            Err(UpdateDeviceError::Name(TextError::Blank))
+        ));
+        let long = DeviceChanges {
+            name: None,
+            description: Some("d".repeat(1001)),
+        };
+        assert!(matches!(
+            app.update_device(&account(true, None), &serial, long).await,
+            Err(UpdateDeviceError::Description(TextError::TooLong {
+                max: 1000
+            }))
+        ));
+    }
+
+    #[tokio::test]
+    async fn update_stores_the_changes_for_the_owner_only() {
+        let mut h = Harness::new();
+        let mut results = vec![Ok(None), Ok(Some(device(Some(now()))))];
+        h.devices
+            .expect_update()
+            .withf(|owner, _, changes| {
+                *owner == AccountId(7)
+                    && changes.name.as_deref() == Some("attic")
+                    && changes.description.is_none()
+            })
+            .times(2)
+            .returning(move |_, _, _| results.pop().expect("two calls"));
+        let app = h.app();
+        let serial = Serial::from_random_bytes([3; 16]);
+        let changes = DeviceChanges {
+            name: Some("attic".into()),
+            description: None,
+        };
+        let view = app
+            .update_device(&account(true, None), &serial, changes.clone())
+            .await
+            .unwrap();
+        assert!(view.online);
+        assert!(matches!(
+            app.update_device(&account(true, None), &serial, changes)
+                .await,
+            Err(UpdateDeviceError::NotFound)
+        ));
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! The use cases, grouped by what they act on.
 
 mod accounts;
+mod agent;
 mod auth;
 mod devices;
 mod mail_delivery;
@@ -14,8 +15,9 @@ pub use accounts::{
     ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
     UpdateProfileError,
 };
+pub use agent::{HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use auth::LoginError;
-pub use devices::{AddDeviceError, DeviceSpec, DeviceView, RebootError};
+pub use devices::{AddDeviceError, DeviceSpec, DeviceView, RebootError, UpdateDeviceError};
 pub use mail_delivery::Delivery;
 pub use password_reset::ConfirmResetError;
 pub use verification::VerifyEmailError;

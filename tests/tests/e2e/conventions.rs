@@ -13,13 +13,17 @@ fn setup() -> (Server, Account, String) {
     (server, alice, serial)
 }
 
-/// Every seed route with its exact `Allow` header (CONTRACT §1 order).
+/// Every user route of the seed and of the device extensions, with its exact `Allow` header (CONTRACT §1 order).
 fn routes(serial: &str) -> Vec<(String, &'static str)> {
     vec![
         ("/auth/".to_owned(), "POST, DELETE, OPTIONS"),
         ("/change-password/".to_owned(), "POST, OPTIONS"),
         ("/devices/".to_owned(), "GET, HEAD, OPTIONS"),
-        (format!("/devices/{serial}/"), "GET, HEAD, OPTIONS"),
+        (
+            format!("/devices/{serial}/"),
+            "GET, PUT, PATCH, DELETE, HEAD, OPTIONS",
+        ),
+        (format!("/devices/{serial}/ports/"), "GET, HEAD, OPTIONS"),
         (format!("/devices/{serial}/reboot/"), "POST, OPTIONS"),
         ("/profile/".to_owned(), "GET, PUT, PATCH, HEAD, OPTIONS"),
         ("/register/".to_owned(), "POST, OPTIONS"),
@@ -34,6 +38,10 @@ fn protected_calls(serial: &str) -> Vec<(Method, String)> {
         (Method::POST, "/change-password/".to_owned()),
         (Method::GET, "/devices/".to_owned()),
         (Method::GET, format!("/devices/{serial}/")),
+        (Method::PUT, format!("/devices/{serial}/")),
+        (Method::PATCH, format!("/devices/{serial}/")),
+        (Method::DELETE, format!("/devices/{serial}/")),
+        (Method::GET, format!("/devices/{serial}/ports/")),
         (Method::POST, format!("/devices/{serial}/reboot/")),
         (Method::GET, "/profile/".to_owned()),
         (Method::PUT, "/profile/".to_owned()),

@@ -4,12 +4,15 @@
 //! Every expectation comes from `CONTRACT.md` (§1 conventions, §2 resources,
 //! §3 the seed's endpoints, §4 the extensions, §5 the command line).
 
+mod device_support;
 mod support;
 
+mod agent_api;
 mod auth;
 mod cli;
 mod concurrency;
 mod conventions;
+mod device_edit;
 mod devices;
 mod outbox;
 mod password;

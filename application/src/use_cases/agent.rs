@@ -1,0 +1,421 @@
+//! The device side: enrolment with an install token, device credentials,
+//! heartbeats, handing out commands (with a long poll) and their outcomes.
+
+use super::DevMgr;
+use crate::ports::{EnrolError, Enrolment, StoreError};
+use domain::command::heartbeat_interval;
+use domain::device::wormhole_slug;
+use domain::secret::SecretHash;
+use domain::text::{DEVICE_NAME, TextError};
+use domain::{Command, CommandOutcome, Device, FactsReport, MachineType, Serial};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// What an agent sends to enrol its device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallRequest {
+    /// The account's install token.
+    pub install_token: String,
+    /// The device's name.
+    pub name: String,
+    /// The device's serial; a random one when absent.
+    pub serial: Option<Serial>,
+    /// The device's hardware, when known.
+    pub machine_type: Option<MachineType>,
+}
+
+/// An enrolled device and its new credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The device as stored.
+    pub device: Device,
+    /// The device token, shown once.
+    pub device_token: String,
+}
+
+/// Why a device could not enrol.
+#[derive(Debug, Error)]
+pub enum InstallError {
+    /// No account has this install token.
+    #[error("invalid install token")]
+    InvalidInstallToken,
+    /// The serial belongs to another account's device.
+    #[error("this serial belongs to another account")]
+    ForeignSerial,
+    /// The name breaks its rule.
+    #[error("invalid name: {0}")]
+    Name(TextError),
+    /// Infrastructure failure.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The answer to a heartbeat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeartbeatReply {
+    /// Commands handed out with it.
+    pub commands: Vec<Command>,
+    /// Seconds within which the next heartbeat should come.
+    pub heartbeat_interval: i64,
+}
+
+impl DevMgr {
+    /// Enrols a device in the account of the install token, or re-keys the
+    /// account's device with that serial. The old device token, if any, ends.
+    pub async fn install(&self, request: InstallRequest) -> Result<Installed, InstallError> {
+        DEVICE_NAME
+            .check(&request.name)
+            .map_err(InstallError::Name)?;
+        let account = self
+            .ports
+            .accounts
+            .find_by_install_token(&request.install_token)
+            .await?
+            .ok_or(InstallError::InvalidInstallToken)?;
+        let token = self.mint_api_token();
+        let enrolment = Enrolment {
+            owner: account.id,
+            serial: request
+                .serial
+                .unwrap_or_else(|| Serial::from_random_bytes(self.random_bytes())),
+            name: request.name,
+            machine_type: request.machine_type,
+            token: token.hash,
+            wormhole_slug: wormhole_slug(self.random_bytes()),
+            now: self.ports.clock.now(),
+        };
+        let device = self
+            .ports
+            .devices
+            .enroll(&enrolment)
+            .await
+            .map_err(|e| match e {
+                EnrolError::ForeignSerial => InstallError::ForeignSerial,
+                EnrolError::Store(e) => InstallError::Store(e),
+            })?;
+        Ok(Installed {
+            device,
+            device_token: token.secret,
+        })
+    }
+
+    /// Whether an account has this install token.
+    pub async fn install_token_exists(&self, install_token: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .ports
+            .accounts
+            .find_by_install_token(install_token)
+            .await?
+            .is_some())
+    }
+
+    /// The device a device token belongs to, if it is current.
+    pub async fn authenticate_device(&self, token: &str) -> Result<Option<Device>, StoreError> {
+        self.ports
+            .devices
+            .find_by_token(&SecretHash::of(token))
+            .await
+    }
+
+    /// Records a heartbeat with its facts (the device is online from now)
+    /// and hands out the pending commands.
+    pub async fn heartbeat(
+        &self,
+        device: &Device,
+        report: FactsReport,
+    ) -> Result<HeartbeatReply, StoreError> {
+        let mut report = report;
+        report.ports = report.ports.map(domain::port::normalize_ports);
+        let now = self.ports.clock.now();
+        self.ports
+            .devices
+            .record_heartbeat(&device.serial, &report, now)
+            .await?;
+        let commands = self.take_commands(&device.serial).await?;
+        Ok(HeartbeatReply {
+            commands,
+            heartbeat_interval: heartbeat_interval(self.settings.online_window),
+        })
+    }
+
+    /// Hands out the device's pending commands as soon as there are any,
+    /// waiting at most `wait` for one to be queued. The wait is woken by the
+    /// queuing itself, not by polling.
+    pub async fn poll_commands(
+        &self,
+        device: &Device,
+        wait: Duration,
+    ) -> Result<Vec<Command>, StoreError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let mut listener = self.ports.commands.listen(&device.serial);
+            let commands = self.take_commands(&device.serial).await?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !commands.is_empty() || left.is_zero() {
+                return Ok(commands);
+            }
+            listener.wait(left).await;
+        }
+    }
+
+    /// Records the outcome of one of the device's commands (the first report
+    /// counts). Returns whether the device has a command with this id.
+    pub async fn acknowledge(
+        &self,
+        device: &Device,
+        command_id: &str,
+        outcome: CommandOutcome,
+    ) -> Result<bool, StoreError> {
+        let now = self.ports.clock.now();
+        self.ports
+            .commands
+            .acknowledge(&device.serial, command_id, &outcome, now)
+            .await
+    }
+
+    async fn take_commands(&self, serial: &Serial) -> Result<Vec<Command>, StoreError> {
+        let now = self.ports.clock.now();
+        self.ports
+            .commands
+            .take_pending(serial, now, now - self.settings.command_lifetime)
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::MockCommandListener;
+    use crate::use_cases::test_support::{Harness, account, now};
+    use chrono::Duration as Span;
+    use domain::{AccountId, Action, CommandStatus, DeviceFacts, Port, Protocol};
+    use mockall::Sequence;
+
+    fn device() -> Device {
+        Device {
+            serial: Serial::from_random_bytes([3; 16]),
+            owner: AccountId(7),
+            name: "pi".into(),
+            description: String::new(),
+            wormhole_slug: "calm-otter-abc123".into(),
+            facts: DeviceFacts::default(),
+            last_seen: None,
+            created_time: now(),
+        }
+    }
+
+    fn reboot() -> Command {
+        Command {
+            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+            action: Action::Reboot,
+            issued_time: now(),
+        }
+    }
+
+    fn request(serial: Option<Serial>) -> InstallRequest {
+        InstallRequest {
+            install_token: "t".repeat(32),
+            name: "kitchen".into(),
+            serial,
+            machine_type: None,
+        }
+    }
+
+    fn quiet_listener() -> Box<dyn crate::ports::CommandListener> {
+        let mut listener = MockCommandListener::new();
+        listener.expect_wait().returning(|_| ());
+        Box::new(listener)
+    }
+
+    #[tokio::test]
+    async fn install_enrols_in_the_install_tokens_account_with_a_hashed_token() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_install_token()
+            .withf(|token| token == "t".repeat(32))
+            .returning(|_| Ok(Some(account(true, None))));
+        let serial = Serial::from_random_bytes([9; 16]);
+        let wanted = serial.clone();
+        h.devices
+            .expect_enroll()
+            .withf(move |e| {
+                e.owner == AccountId(7)
+                    && e.serial == wanted
+                    && e.name == "kitchen"
+                    && e.now == now()
+            })
+            .times(1)
+            .returning(|_| Ok(device()));
+        let installed = h.app().install(request(Some(serial))).await.unwrap();
+        assert_eq!(installed.device_token.len(), 40);
+        assert_eq!(installed.device.name, "pi");
+    }
+
+    #[tokio::test]
+    async fn the_enrolled_token_is_the_hash_of_the_one_shown() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_install_token()
+            .returning(|_| Ok(Some(account(true, None))));
+        let stored = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = stored.clone();
+        h.devices.expect_enroll().returning(move |e| {
+            *seen.lock().unwrap() = Some(e.token.clone());
+            Ok(device())
+        });
+        let installed = h.app().install(request(None)).await.unwrap();
+        assert_eq!(
+            stored.lock().unwrap().clone(),
+            Some(SecretHash::of(&installed.device_token))
+        );
+    }
+
+    #[tokio::test]
+    async fn install_refuses_unknown_tokens_blank_names_and_foreign_serials() {
+        let mut h = Harness::new();
+        let mut accounts = vec![Ok(Some(account(true, None))), Ok(None)];
+        h.accounts
+            .expect_find_by_install_token()
+            .times(2)
+            .returning(move |_| accounts.pop().expect("two calls"));
+        h.devices
+            .expect_enroll()
+            .returning(|_| Err(EnrolError::ForeignSerial));
+        let app = h.app();
+        let blank = InstallRequest {
+            name: " ".into(),
+            ..request(None)
+        };
+        assert!(matches!(
+            app.install(blank).await,
+            Err(InstallError::Name(TextError::Blank))
+        ));
+        assert!(matches!(
+            app.install(request(None)).await,
+            Err(InstallError::InvalidInstallToken)
+        ));
+        assert!(matches!(
+            app.install(request(None)).await,
+            Err(InstallError::ForeignSerial)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_heartbeat_records_sorted_ports_and_hands_out_commands() {
+        let mut h = Harness::new();
+        h.devices
+            .expect_record_heartbeat()
+            .withf(|_, report, at| {
+                let ports: Vec<u16> = report.ports.iter().flatten().map(|p| p.number).collect();
+                ports == [22, 80] && *at == now()
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        h.commands
+            .expect_take_pending()
+            .withf(|_, at, lapse| *at == now() && *lapse == now() - Span::minutes(10))
+            .returning(|_, _, _| Ok(vec![reboot()]));
+        let report = FactsReport {
+            ports: Some(vec![
+                Port::new(80, Protocol::Tcp, "nginx".into()).unwrap(),
+                Port::new(22, Protocol::Tcp, "sshd".into()).unwrap(),
+            ]),
+            ..FactsReport::default()
+        };
+        let reply = h.app().heartbeat(&device(), report).await.unwrap();
+        assert_eq!(reply.commands, [reboot()]);
+        assert_eq!(reply.heartbeat_interval, 30);
+    }
+
+    #[tokio::test]
+    async fn a_poll_returns_pending_commands_without_waiting() {
+        let mut h = Harness::new();
+        h.commands.expect_listen().times(1).returning(|_| {
+            let mut listener = MockCommandListener::new();
+            listener.expect_wait().never();
+            Box::new(listener)
+        });
+        h.commands
+            .expect_take_pending()
+            .returning(|_, _, _| Ok(vec![reboot()]));
+        let commands = h
+            .app()
+            .poll_commands(&device(), Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert_eq!(commands, [reboot()]);
+    }
+
+    #[tokio::test]
+    async fn a_poll_listens_before_looking_and_looks_again_when_woken() {
+        let mut h = Harness::new();
+        let mut seq = Sequence::new();
+        h.commands
+            .expect_listen()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| quiet_listener());
+        h.commands
+            .expect_take_pending()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _| Ok(vec![]));
+        h.commands
+            .expect_listen()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| quiet_listener());
+        h.commands
+            .expect_take_pending()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _| Ok(vec![reboot()]));
+        let commands = h
+            .app()
+            .poll_commands(&device(), Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert_eq!(commands, [reboot()]);
+    }
+
+    #[tokio::test]
+    async fn a_poll_without_wait_looks_once() {
+        let mut h = Harness::new();
+        h.commands.expect_listen().times(1).returning(|_| {
+            let mut listener = MockCommandListener::new();
+            listener.expect_wait().never();
+            Box::new(listener)
+        });
+        h.commands
+            .expect_take_pending()
+            .times(1)
+            .returning(|_, _, _| Ok(vec![]));
+        let commands = h
+            .app()
+            .poll_commands(&device(), Duration::ZERO)
+            .await
+            .unwrap();
+        assert!(commands.is_empty());
+    }
+
+    #[tokio::test]
+    async fn acknowledging_reports_whether_the_command_is_the_devices() {
+        let mut h = Harness::new();
+        h.commands
+            .expect_acknowledge()
+            .withf(|_, id, outcome, at| {
+                id == "abc" && outcome.status == CommandStatus::Failed && *at == now()
+            })
+            .returning(|_, _, _, _| Ok(false));
+        let outcome = CommandOutcome {
+            status: CommandStatus::Failed,
+            detail: "exit status 1".into(),
+        };
+        assert!(
+            !h.app()
+                .acknowledge(&device(), "abc", outcome)
+                .await
+                .unwrap()
+        );
+    }
+}
