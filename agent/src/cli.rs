@@ -1,0 +1,120 @@
+//! The command line of `devmgr-agent`.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Where the configuration lives unless `--config` or `DEVMGR_AGENT_CONFIG` says otherwise.
+pub const DEFAULT_CONFIG_PATH: &str = "/etc/devmgr-agent/config.json";
+
+/// The command that reboots the machine unless `--reboot-command` says otherwise.
+pub const DEFAULT_REBOOT_COMMAND: &str = "/sbin/reboot";
+
+/// devmgr-agent: enrols this machine with a devmgr server, reports its facts
+/// and carries out the reboots the server asks for.
+#[derive(Debug, Parser)]
+#[command(name = "devmgr-agent", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Enrol this machine with a server (or re-key it) and write the configuration file.
+    Install(InstallArgs),
+    /// Send heartbeats and carry out commands until SIGTERM or SIGINT.
+    Run(RunArgs),
+    /// Print the heartbeat body this machine would send, as one JSON object.
+    Facts,
+}
+
+/// The `--config` option shared by `install` and `run`.
+#[derive(Debug, Args)]
+pub struct ConfigArg {
+    /// The agent's configuration file (server, serial and the secret device token).
+    #[arg(long = "config", env = "DEVMGR_AGENT_CONFIG", default_value = DEFAULT_CONFIG_PATH)]
+    pub path: PathBuf,
+}
+
+/// Options of `install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Base URL of the devmgr server, e.g. https://devmgr.example.com.
+    #[arg(long)]
+    pub server: String,
+    /// The account's install token (shown by the server's profile).
+    #[arg(long)]
+    pub token: String,
+    /// The device's name; by default the host name.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The device's serial (a UUID); by default the one already configured for
+    /// this server, else the server makes one.
+    #[arg(long)]
+    pub serial: Option<String>,
+    /// The machine-type code (rpi_4b, x86_64, …); by default the detected one.
+    #[arg(long)]
+    pub machine_type: Option<String>,
+    /// Where to write the configuration.
+    #[command(flatten)]
+    pub config: ConfigArg,
+}
+
+/// Options of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where to read the configuration.
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Shell command that reboots the machine, run with `/bin/sh -c`.
+    #[arg(long, env = "DEVMGR_AGENT_REBOOT_COMMAND", default_value = DEFAULT_REBOOT_COMMAND)]
+    pub reboot_command: String,
+    /// Longest wait, in seconds, between attempts while the server cannot be reached.
+    #[arg(
+        long,
+        env = "DEVMGR_AGENT_MAX_BACKOFF",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub max_backoff: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_servers_install_command_parses() {
+        let cli = Cli::try_parse_from([
+            "devmgr-agent",
+            "install",
+            "--server",
+            "http://127.0.0.1:8000",
+            "--token",
+            "k3x9",
+        ])
+        .unwrap();
+        let Command::Install(args) = cli.command else {
+            panic!("not install: {cli:?}");
+        };
+        assert_eq!(args.server, "http://127.0.0.1:8000");
+        assert_eq!(args.token, "k3x9");
+        assert_eq!(args.name, None);
+        assert_eq!(args.serial, None);
+        assert_eq!(args.machine_type, None);
+    }
+
+    #[test]
+    fn run_rejects_a_zero_backoff() {
+        let parsed = Cli::try_parse_from(["devmgr-agent", "run", "--max-backoff", "0"]);
+        assert!(parsed.is_err());
+    }
+}

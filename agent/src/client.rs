@@ -1,0 +1,343 @@
+//! HTTP calls to the devmgr server, and how their failures are classified.
+
+use crate::endpoints::Endpoints;
+use crate::protocol::{Ack, Command, CommandList, HeartbeatAnswer, InstallAnswer, InstallRequest};
+use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
+use reqwest::{RequestBuilder, Response, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+
+/// How long to wait for a TCP (and TLS) connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an ordinary request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than its `wait` a long poll may take.
+const LONG_POLL_MARGIN: Duration = Duration::from_secs(15);
+/// The longest error text kept from an answer.
+const MAX_DETAIL_CHARS: usize = 500;
+
+/// The HTTP client cannot be set up (for example, no TLS backend).
+#[derive(Debug, thiserror::Error)]
+pub enum ClientSetupError {
+    /// reqwest refused to build a client.
+    #[error("cannot set up the HTTP client: {0}")]
+    Http(String),
+    /// The device token cannot go into an HTTP header.
+    #[error(
+        "the device token in the configuration contains characters not allowed in an HTTP header"
+    )]
+    InvalidToken,
+}
+
+/// A failed call to the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// No answer: connection refused, DNS failure, timeout, broken connection.
+    #[error("cannot reach the server: {0}")]
+    Unreachable(String),
+    /// 5xx or 429: the server is there but cannot serve now.
+    #[error("the server is unavailable ({status}): {detail}")]
+    Unavailable {
+        /// The answer's status.
+        status: StatusCode,
+        /// What the server said.
+        detail: String,
+        /// The `Retry-After` of the answer, if any.
+        retry_after: Option<Duration>,
+    },
+    /// 401: the device token is unknown (the device was deleted or re-keyed).
+    #[error("the server refused the device token ({status}): {detail}")]
+    Unauthorized {
+        /// The answer's status.
+        status: StatusCode,
+        /// What the server said.
+        detail: String,
+    },
+    /// Another 4xx (or an unexpected status): the server refused the request.
+    #[error("the server refused the request ({status}): {detail}")]
+    Refused {
+        /// The answer's status.
+        status: StatusCode,
+        /// What the server said, field errors as `field: message`.
+        detail: String,
+    },
+    /// A success whose body is not what the protocol says.
+    #[error("unexpected answer from the server ({status}): {reason}")]
+    UnexpectedAnswer {
+        /// The answer's status.
+        status: StatusCode,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl ApiError {
+    /// Whether trying again later may succeed: no answer, 5xx, 429, or a
+    /// garbled answer. 4xx answers (401 included) are not transient.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Unreachable(_)
+                | ApiError::Unavailable { .. }
+                | ApiError::UnexpectedAnswer { .. }
+        )
+    }
+}
+
+/// Calls that need no device credential: enrolment.
+#[derive(Debug, Clone)]
+pub struct ServerClient {
+    http: reqwest::Client,
+    endpoints: Endpoints,
+}
+
+impl ServerClient {
+    /// A client for the server at `endpoints`.
+    pub fn new(endpoints: Endpoints) -> Result<Self, ClientSetupError> {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("devmgr-agent/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .build()
+            .map_err(|error| ClientSetupError::Http(error_chain(&error)))?;
+        Ok(Self { http, endpoints })
+    }
+
+    /// `POST /install/`: enrols (or re-keys) a device.
+    pub async fn install(&self, request: &InstallRequest) -> Result<InstallAnswer, ApiError> {
+        let builder = self
+            .http
+            .post(self.endpoints.install())
+            .timeout(REQUEST_TIMEOUT)
+            .json(request);
+        json_body(send(builder).await?).await
+    }
+}
+
+/// Calls made with the device's credential.
+#[derive(Debug, Clone)]
+pub struct DeviceClient {
+    server: ServerClient,
+    authorization: HeaderValue,
+}
+
+impl DeviceClient {
+    /// A client that authenticates with `Authorization: Device <device_token>`.
+    pub fn new(endpoints: Endpoints, device_token: &str) -> Result<Self, ClientSetupError> {
+        let mut authorization = HeaderValue::from_str(&format!("Device {device_token}"))
+            .map_err(|_| ClientSetupError::InvalidToken)?;
+        authorization.set_sensitive(true);
+        Ok(Self {
+            server: ServerClient::new(endpoints)?,
+            authorization,
+        })
+    }
+
+    /// `POST /agent/heartbeat/` with the machine's facts.
+    pub async fn heartbeat(&self, facts: &impl Serialize) -> Result<HeartbeatAnswer, ApiError> {
+        let builder = self
+            .server
+            .http
+            .post(self.server.endpoints.heartbeat())
+            .timeout(REQUEST_TIMEOUT)
+            .json(facts);
+        json_body(self.authorized(builder).await?).await
+    }
+
+    /// `GET /agent/commands/?wait=<wait>`: waits up to `wait` seconds for commands.
+    pub async fn commands(&self, wait: u64) -> Result<Vec<Command>, ApiError> {
+        let builder = self
+            .server
+            .http
+            .get(self.server.endpoints.commands(wait))
+            .timeout(Duration::from_secs(wait) + LONG_POLL_MARGIN);
+        let list: CommandList = json_body(self.authorized(builder).await?).await?;
+        Ok(list.commands)
+    }
+
+    /// `POST /agent/commands/{id}/ack/`.
+    pub async fn ack(&self, command_id: &str, ack: &Ack) -> Result<(), ApiError> {
+        let builder = self
+            .server
+            .http
+            .post(self.server.endpoints.ack(command_id))
+            .timeout(REQUEST_TIMEOUT)
+            .json(ack);
+        self.authorized(builder).await.map(drop)
+    }
+
+    async fn authorized(&self, builder: RequestBuilder) -> Result<Response, ApiError> {
+        send(builder.header(AUTHORIZATION, self.authorization.clone())).await
+    }
+}
+
+/// Sends a request; anything but a 2xx answer is an error.
+async fn send(builder: RequestBuilder) -> Result<Response, ApiError> {
+    let response = builder
+        .send()
+        .await
+        .map_err(|error| ApiError::Unreachable(error_chain(&error)))?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let retry_after = retry_after(&response);
+    let body = response.text().await.unwrap_or_default();
+    let detail = describe_error_body(&body);
+    Err(if status == StatusCode::UNAUTHORIZED {
+        ApiError::Unauthorized { status, detail }
+    } else if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+        ApiError::Unavailable {
+            status,
+            detail,
+            retry_after,
+        }
+    } else {
+        ApiError::Refused { status, detail }
+    })
+}
+
+async fn json_body<T: DeserializeOwned>(response: Response) -> Result<T, ApiError> {
+    let status = response.status();
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|error| ApiError::Unreachable(error_chain(&error)))?;
+    serde_json::from_slice(&bytes).map_err(|error| ApiError::UnexpectedAnswer {
+        status,
+        reason: error.to_string(),
+    })
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is not used by devmgr).
+fn retry_after(response: &Response) -> Option<Duration> {
+    let value = response.headers().get(RETRY_AFTER)?.to_str().ok()?;
+    value.trim().parse().ok().map(Duration::from_secs)
+}
+
+/// A readable summary of an error body: DRF's `{"detail": "…"}` as is, field
+/// errors as `field: message`, joined with `; `.
+pub fn describe_error_body(body: &str) -> String {
+    let described = match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(fields)) => fields
+            .iter()
+            .map(|(field, errors)| match (field.as_str(), errors) {
+                ("detail", serde_json::Value::String(message)) => message.clone(),
+                (_, errors) => format!("{field}: {}", describe_messages(errors)),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => body.trim().to_owned(),
+    };
+    if described.is_empty() {
+        "(no details)".to_owned()
+    } else {
+        crate::protocol::truncate_chars(&described, MAX_DETAIL_CHARS)
+    }
+}
+
+fn describe_messages(errors: &serde_json::Value) -> String {
+    match errors {
+        serde_json::Value::String(message) => message.clone(),
+        serde_json::Value::Array(items) if items.iter().all(|item| item.is_string()) => items
+            .iter()
+            .filter_map(|item| item.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// An error and its causes, `: `-separated (reqwest's own message alone says
+/// little more than "error sending request").
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_errors_read_as_field_and_message() {
+        assert_eq!(
+            describe_error_body(r#"{"install_token": ["Invalid install token."]}"#),
+            "install_token: Invalid install token."
+        );
+        assert_eq!(
+            describe_error_body(
+                r#"{"name": ["This field is required."], "serial": ["Must be a valid UUID.", "Again."]}"#
+            ),
+            "name: This field is required.; serial: Must be a valid UUID. Again."
+        );
+    }
+
+    #[test]
+    fn a_detail_reads_as_itself() {
+        assert_eq!(
+            describe_error_body(r#"{"detail": "Invalid token."}"#),
+            "Invalid token."
+        );
+    }
+
+    #[test]
+    fn nested_errors_and_other_bodies_stay_readable() {
+        assert_eq!(
+            describe_error_body(r#"{"ports": [{}, {"port": ["Too big."]}]}"#),
+            r#"ports: [{},{"port":["Too big."]}]"#
+        );
+        assert_eq!(
+            describe_error_body("<html>Bad Gateway</html>\n"),
+            "<html>Bad Gateway</html>"
+        );
+        assert_eq!(describe_error_body(""), "(no details)");
+        assert_eq!(
+            describe_error_body(&"x".repeat(900)).len(),
+            MAX_DETAIL_CHARS
+        );
+    }
+
+    #[test]
+    fn only_answers_worth_retrying_are_transient() {
+        let unavailable = ApiError::Unavailable {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            detail: String::new(),
+            retry_after: None,
+        };
+        assert!(unavailable.is_transient());
+        assert!(ApiError::Unreachable("refused".to_owned()).is_transient());
+        assert!(
+            !ApiError::Unauthorized {
+                status: StatusCode::UNAUTHORIZED,
+                detail: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            !ApiError::Refused {
+                status: StatusCode::NOT_FOUND,
+                detail: String::new()
+            }
+            .is_transient()
+        );
+    }
+
+    #[test]
+    fn an_invalid_token_cannot_make_a_client() {
+        let endpoints = Endpoints::new("http://127.0.0.1:1").unwrap();
+        assert!(matches!(
+            DeviceClient::new(endpoints, "bad\ntoken"),
+            Err(ClientSetupError::InvalidToken)
+        ));
+    }
+}

@@ -1,0 +1,271 @@
+//! Carrying out the server's commands, and remembering which ones were handled.
+
+use crate::protocol::{Ack, AckStatus, Command};
+use std::collections::{HashSet, VecDeque};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+/// How long the reboot command may run before it counts as failed.
+pub const REBOOT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The detail of a successful reboot acknowledgement.
+pub const REBOOT_STARTED: &str = "reboot started";
+
+/// Runs commands: `reboot` through a shell command line.
+#[derive(Debug, Clone)]
+pub struct CommandRunner {
+    reboot_command: String,
+    timeout: Duration,
+}
+
+impl CommandRunner {
+    /// A runner that reboots with `/bin/sh -c <reboot_command>`, giving up after `timeout`.
+    pub fn new(reboot_command: impl Into<String>, timeout: Duration) -> Self {
+        Self {
+            reboot_command: reboot_command.into(),
+            timeout,
+        }
+    }
+
+    /// Carries out `command` and says how it went.
+    pub async fn carry_out(&self, command: &Command) -> Ack {
+        match command.action.as_str() {
+            "reboot" => self.reboot().await,
+            other => Ack::new(AckStatus::Failed, &format!("unknown action \"{other}\"")),
+        }
+    }
+
+    async fn reboot(&self) -> Ack {
+        tracing::info!(command = %self.reboot_command, "rebooting");
+        let outcome = run_shell(&self.reboot_command, self.timeout).await;
+        reboot_ack(&outcome)
+    }
+}
+
+/// How a shell command ended.
+#[derive(Debug)]
+pub enum ShellOutcome {
+    /// It ran to its end.
+    Exited {
+        /// Its exit status.
+        status: ExitStatus,
+        /// What it wrote on stderr.
+        stderr: String,
+    },
+    /// `/bin/sh` could not be started.
+    CannotStart(std::io::Error),
+    /// It was still running after the timeout, and was killed.
+    TimedOut(Duration),
+}
+
+/// Runs `/bin/sh -c <command_line>` with no input, collecting its output.
+pub async fn run_shell(command_line: &str, timeout: Duration) -> ShellOutcome {
+    let child = tokio::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command_line)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn();
+    let child = match child {
+        Ok(child) => child,
+        Err(error) => return ShellOutcome::CannotStart(error),
+    };
+    match tokio::time::timeout(timeout, child.wait_with_output()).await {
+        Ok(Ok(output)) => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            tracing::debug!(status = %output.status, %stdout, %stderr, "command finished");
+            ShellOutcome::Exited {
+                status: output.status,
+                stderr,
+            }
+        }
+        Ok(Err(error)) => ShellOutcome::CannotStart(error),
+        Err(_elapsed) => ShellOutcome::TimedOut(timeout),
+    }
+}
+
+/// The acknowledgement of a reboot that ended with `outcome`.
+pub fn reboot_ack(outcome: &ShellOutcome) -> Ack {
+    match outcome {
+        ShellOutcome::Exited { status, .. } if status.success() => {
+            Ack::new(AckStatus::Done, REBOOT_STARTED)
+        }
+        ShellOutcome::Exited { status, stderr } => {
+            let ending = match (status.code(), status.signal()) {
+                (Some(code), _) => format!("exited with status {code}"),
+                (None, Some(signal)) => format!("was killed by signal {signal}"),
+                (None, None) => format!("ended with {status}"),
+            };
+            let detail = match last_line(stderr) {
+                Some(line) => format!("reboot command {ending}: {line}"),
+                None => format!("reboot command {ending}"),
+            };
+            Ack::new(AckStatus::Failed, &detail)
+        }
+        ShellOutcome::CannotStart(error) => Ack::new(
+            AckStatus::Failed,
+            &format!("cannot start the reboot command: {error}"),
+        ),
+        ShellOutcome::TimedOut(timeout) => Ack::new(
+            AckStatus::Failed,
+            &format!(
+                "reboot command did not finish within {} s and was killed",
+                timeout.as_secs()
+            ),
+        ),
+    }
+}
+
+/// The last line of `text` that is not blank, trimmed.
+fn last_line(text: &str) -> Option<&str> {
+    text.lines()
+        .map(str::trim)
+        .rev()
+        .find(|line| !line.is_empty())
+}
+
+/// The ids of the commands already carried out, so that none runs twice.
+/// Only the most recent ones are kept, which is plenty: the server hands each
+/// command out once.
+#[derive(Debug, Clone)]
+pub struct HandledCommands {
+    ids: HashSet<String>,
+    order: VecDeque<String>,
+    capacity: usize,
+}
+
+impl HandledCommands {
+    /// Remembers up to `capacity` ids.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            ids: HashSet::new(),
+            order: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Records `id`; false when it was already recorded.
+    pub fn first_time(&mut self, id: &str) -> bool {
+        if self.ids.contains(id) {
+            return false;
+        }
+        if self.order.len() == self.capacity
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.ids.remove(&oldest);
+        }
+        self.ids.insert(id.to_owned());
+        self.order.push_back(id.to_owned());
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(action: &str) -> Command {
+        Command {
+            id: "c1".to_owned(),
+            action: action.to_owned(),
+            issued_time: "2026-11-21T10:00:00".to_owned(),
+        }
+    }
+
+    async fn reboot_with(command_line: &str) -> Ack {
+        CommandRunner::new(command_line, Duration::from_secs(10))
+            .carry_out(&command("reboot"))
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_reboot_command_that_succeeds_is_done() {
+        let directory = tempfile::tempdir().unwrap();
+        let marker = directory.path().join("rebooted");
+        let ack = reboot_with(&format!("echo done > '{}'", marker.display())).await;
+        assert_eq!(ack, Ack::new(AckStatus::Done, REBOOT_STARTED));
+        assert_eq!(std::fs::read_to_string(marker).unwrap(), "done\n");
+    }
+
+    #[tokio::test]
+    async fn a_failing_reboot_command_reports_its_status_and_last_stderr_line() {
+        let ack = reboot_with("echo first >&2; echo 'no permission' >&2; echo out; exit 3").await;
+        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(
+            ack.detail,
+            "reboot command exited with status 3: no permission"
+        );
+        let ack = reboot_with("exit 1").await;
+        assert_eq!(ack.detail, "reboot command exited with status 1");
+    }
+
+    #[tokio::test]
+    async fn a_reboot_command_killed_by_a_signal_fails() {
+        let ack = reboot_with("kill -KILL $$").await;
+        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.detail, "reboot command was killed by signal 9");
+    }
+
+    #[tokio::test]
+    async fn a_reboot_command_that_hangs_is_killed_and_fails() {
+        let started = std::time::Instant::now();
+        let ack = CommandRunner::new("sleep 30", Duration::from_millis(200))
+            .carry_out(&command("reboot"))
+            .await;
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(ack.status, AckStatus::Failed);
+        assert!(ack.detail.contains("did not finish"), "{}", ack.detail);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_action_fails_without_running_anything() {
+        let ack = CommandRunner::new("exit 0", Duration::from_secs(1))
+            .carry_out(&command("selfdestruct"))
+            .await;
+        assert_eq!(
+            ack,
+            Ack::new(AckStatus::Failed, "unknown action \"selfdestruct\"")
+        );
+    }
+
+    #[test]
+    fn long_stderr_is_cut_to_the_acks_limit() {
+        let outcome = ShellOutcome::Exited {
+            status: ExitStatus::from_raw(2 << 8),
+            stderr: format!("{}\n", "x".repeat(5000)),
+        };
+        let ack = reboot_ack(&outcome);
+        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.detail.chars().count(), Ack::MAX_DETAIL_CHARS);
+        assert!(
+            ack.detail
+                .starts_with("reboot command exited with status 2: xxx")
+        );
+    }
+
+    #[test]
+    fn a_command_that_cannot_start_fails() {
+        let outcome =
+            ShellOutcome::CannotStart(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        let ack = reboot_ack(&outcome);
+        assert_eq!(ack.status, AckStatus::Failed);
+        assert!(ack.detail.starts_with("cannot start the reboot command: "));
+    }
+
+    #[test]
+    fn each_id_is_handled_once() {
+        let mut handled = HandledCommands::new(2);
+        assert!(handled.first_time("a"));
+        assert!(!handled.first_time("a"));
+        assert!(handled.first_time("b"));
+        assert!(!handled.first_time("a"));
+        assert!(handled.first_time("c"));
+        // Only the two most recent ids are remembered.
+        assert!(handled.first_time("a"));
+        assert!(!handled.first_time("c"));
+    }
+}

@@ -1,0 +1,144 @@
+//! The URLs of the agent protocol, built from the server's base URL.
+
+use reqwest::Url;
+
+/// Why a server URL cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidServerUrl {
+    /// Not a URL at all.
+    #[error("invalid server URL {url:?}: {reason}")]
+    Unparsable {
+        /// The URL as given.
+        url: String,
+        /// The parser's complaint.
+        reason: String,
+    },
+    /// A URL the agent cannot talk to.
+    #[error(
+        "invalid server URL {url:?}: it must be an http:// or https:// URL without query or fragment"
+    )]
+    Unsupported {
+        /// The URL as given.
+        url: String,
+    },
+}
+
+/// The base URL of a devmgr server and the routes under it.
+#[derive(Debug, Clone)]
+pub struct Endpoints {
+    base: Url,
+}
+
+impl Endpoints {
+    /// Checks `server` (`http://` or `https://`, maybe with a path prefix).
+    pub fn new(server: &str) -> Result<Self, InvalidServerUrl> {
+        let base = Url::parse(server.trim()).map_err(|error| InvalidServerUrl::Unparsable {
+            url: server.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let supported = matches!(base.scheme(), "http" | "https")
+            && base.has_host()
+            && base.query().is_none()
+            && base.fragment().is_none();
+        if !supported {
+            return Err(InvalidServerUrl::Unsupported {
+                url: server.to_owned(),
+            });
+        }
+        Ok(Self { base })
+    }
+
+    /// `POST {server}/install/`.
+    pub fn install(&self) -> Url {
+        self.route(&["install"])
+    }
+
+    /// `POST {server}/agent/heartbeat/`.
+    pub fn heartbeat(&self) -> Url {
+        self.route(&["agent", "heartbeat"])
+    }
+
+    /// `GET {server}/agent/commands/?wait=<wait>`.
+    pub fn commands(&self, wait: u64) -> Url {
+        let mut url = self.route(&["agent", "commands"]);
+        url.query_pairs_mut().append_pair("wait", &wait.to_string());
+        url
+    }
+
+    /// `POST {server}/agent/commands/{id}/ack/`, the id percent-encoded.
+    pub fn ack(&self, command_id: &str) -> Url {
+        self.route(&["agent", "commands", command_id, "ack"])
+    }
+
+    /// The base URL followed by `segments` and a trailing slash.
+    fn route(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        url.path_segments_mut()
+            .expect("an http(s) URL has a path")
+            .pop_if_empty()
+            .extend(segments)
+            .push("");
+        url
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_end_in_a_slash_whatever_the_base_ends_in() {
+        for base in ["http://127.0.0.1:8000", "http://127.0.0.1:8000/"] {
+            let endpoints = Endpoints::new(base).unwrap();
+            assert_eq!(
+                endpoints.install().as_str(),
+                "http://127.0.0.1:8000/install/"
+            );
+            assert_eq!(
+                endpoints.heartbeat().as_str(),
+                "http://127.0.0.1:8000/agent/heartbeat/"
+            );
+            assert_eq!(
+                endpoints.commands(30).as_str(),
+                "http://127.0.0.1:8000/agent/commands/?wait=30"
+            );
+            assert_eq!(
+                endpoints
+                    .ack("0f8fad5b-d9cb-469f-a165-70867728950e")
+                    .as_str(),
+                "http://127.0.0.1:8000/agent/commands/0f8fad5b-d9cb-469f-a165-70867728950e/ack/"
+            );
+        }
+    }
+
+    #[test]
+    fn a_path_prefix_is_kept() {
+        let endpoints = Endpoints::new("https://example.com/devmgr/").unwrap();
+        assert_eq!(
+            endpoints.heartbeat().as_str(),
+            "https://example.com/devmgr/agent/heartbeat/"
+        );
+    }
+
+    #[test]
+    fn command_ids_are_one_path_segment() {
+        let endpoints = Endpoints::new("http://h").unwrap();
+        assert_eq!(
+            endpoints.ack("a/b?c").as_str(),
+            "http://h/agent/commands/a%2Fb%3Fc/ack/"
+        );
+    }
+
+    #[test]
+    fn unusable_urls_are_refused() {
+        for server in [
+            "",
+            "127.0.0.1:8000",
+            "ftp://example.com",
+            "http://example.com/?x=1",
+            "file:///tmp",
+        ] {
+            assert!(Endpoints::new(server).is_err(), "{server:?} accepted");
+        }
+    }
+}

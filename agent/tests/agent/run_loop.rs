@@ -1,0 +1,269 @@
+//! `devmgr-agent run` against a stub server: heartbeats, long polls,
+//! commands, acknowledgements, backoff.
+
+use crate::support::{
+    DEVICE_TOKEN, Reply, Request, RunningAgent, StubServer, command, write_config,
+};
+use serde_json::json;
+use std::time::Duration;
+
+const HEARTBEAT: &str = "/agent/heartbeat/";
+const COMMANDS: &str = "/agent/commands/";
+
+fn ack_path(id: &str) -> String {
+    format!("/agent/commands/{id}/ack/")
+}
+
+fn count(requests: &[Request], method: &str, path: &str) -> usize {
+    requests
+        .iter()
+        .filter(|request| request.is(method, path))
+        .count()
+}
+
+/// A long poll with nothing to hand out: an empty list after (at most a second of) `wait`.
+fn idle_poll(request: &Request) -> Reply {
+    let wait: u64 = request.query("wait").unwrap().parse().unwrap();
+    Reply::json(200, json!({"commands": []})).after(Duration::from_secs(wait.min(1)))
+}
+
+fn heartbeat_answer(commands: serde_json::Value) -> Reply {
+    Reply::json(200, json!({"commands": commands, "heartbeat_interval": 1}))
+}
+
+#[test]
+fn heartbeats_carry_the_token_and_facts_and_commands_are_carried_out_once() {
+    let server = StubServer::start(|request, earlier| {
+        if request.is("POST", HEARTBEAT) {
+            if count(earlier, "POST", HEARTBEAT) == 0 {
+                heartbeat_answer(json!([
+                    command("c1", "reboot"),
+                    command("c2", "selfdestruct")
+                ]))
+            } else {
+                heartbeat_answer(json!([]))
+            }
+        } else if request.is("GET", COMMANDS) {
+            if count(earlier, "GET", COMMANDS) == 0 {
+                // The same command again must not run twice.
+                Reply::json(200, json!({"commands": [command("c1", "reboot")]}))
+            } else {
+                idle_poll(request)
+            }
+        } else {
+            Reply::empty(204)
+        }
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), &format!("{}/", server.url()));
+    let marker = directory.path().join("rebooted");
+    let reboot = format!("echo done >> '{}'", marker.display());
+    let mut agent = RunningAgent::start(directory.path(), &config, &["--reboot-command", &reboot]);
+
+    let requests = server.wait_for("two heartbeats after both acks", |requests| {
+        count(requests, "POST", HEARTBEAT) >= 2
+            && count(requests, "POST", &ack_path("c1")) == 1
+            && count(requests, "POST", &ack_path("c2")) == 1
+    });
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success(), "{status}:\n{}", agent.log());
+
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "done\n");
+    let authorization = format!("Device {DEVICE_TOKEN}");
+    for request in &requests {
+        assert_eq!(
+            request.header("authorization"),
+            Some(authorization.as_str()),
+            "{request:?}"
+        );
+    }
+    let heartbeat = requests
+        .iter()
+        .find(|request| request.is("POST", HEARTBEAT))
+        .unwrap();
+    assert_eq!(heartbeat.header("content-type"), Some("application/json"));
+    let facts = heartbeat.json();
+    assert_eq!(facts["agent_version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        facts["uname"].as_str().unwrap().starts_with("Linux "),
+        "{facts}"
+    );
+    for key in ["operating_system", "machine_type"] {
+        assert!(facts[key].is_string(), "{key}: {facts}");
+    }
+    for key in ["ram_capacity", "processor_speed"] {
+        assert!(facts[key].is_u64(), "{key}: {facts}");
+    }
+    assert!(facts["ports"].is_array(), "{facts}");
+    let ack = |id: &str| {
+        requests
+            .iter()
+            .find(|request| request.is("POST", &ack_path(id)))
+            .unwrap()
+            .json()
+    };
+    assert_eq!(
+        ack("c1"),
+        json!({"status": "done", "detail": "reboot started"})
+    );
+    assert_eq!(
+        ack("c2"),
+        json!({"status": "failed", "detail": "unknown action \"selfdestruct\""})
+    );
+    // The long polls wait for the rest of the heartbeat interval: whole seconds, 1–60.
+    for poll in requests
+        .iter()
+        .filter(|request| request.is("GET", COMMANDS))
+    {
+        assert_eq!(poll.query("wait"), Some("1"), "{poll:?}");
+    }
+}
+
+#[test]
+fn a_failing_reboot_from_a_long_poll_is_acknowledged_as_failed() {
+    let server = StubServer::start(|request, earlier| {
+        if request.is("POST", HEARTBEAT) {
+            heartbeat_answer(json!([]))
+        } else if request.is("GET", COMMANDS) && count(earlier, "GET", COMMANDS) == 0 {
+            Reply::json(200, json!({"commands": [command("c9", "reboot")]}))
+        } else if request.is("GET", COMMANDS) {
+            idle_poll(request)
+        } else {
+            Reply::empty(204)
+        }
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), server.url());
+    let mut agent = RunningAgent::start(
+        directory.path(),
+        &config,
+        &[
+            "--reboot-command",
+            "echo starting >&2; echo 'reboot: permission denied' >&2; exit 3",
+        ],
+    );
+    let requests = server.wait_for("the acknowledgement", |requests| {
+        count(requests, "POST", &ack_path("c9")) == 1
+    });
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success());
+    let ack = requests
+        .iter()
+        .find(|request| request.is("POST", &ack_path("c9")))
+        .unwrap()
+        .json();
+    assert_eq!(
+        ack,
+        json!({
+            "status": "failed",
+            "detail": "reboot command exited with status 3: reboot: permission denied"
+        })
+    );
+}
+
+#[test]
+fn an_acknowledgement_the_server_could_not_take_is_retried_before_the_next_heartbeat() {
+    let server = StubServer::start(|request, earlier| {
+        if request.is("POST", HEARTBEAT) {
+            if count(earlier, "POST", HEARTBEAT) == 0 {
+                heartbeat_answer(json!([command("c3", "reboot")]))
+            } else {
+                heartbeat_answer(json!([]))
+            }
+        } else if request.is("GET", COMMANDS) {
+            idle_poll(request)
+        } else if count(earlier, "POST", &ack_path("c3")) == 0 {
+            Reply::json(503, json!({"detail": "A server error occurred."}))
+        } else {
+            Reply::empty(204)
+        }
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), server.url());
+    let mut agent = RunningAgent::start(directory.path(), &config, &["--reboot-command", "true"]);
+    let requests = server.wait_for("a second heartbeat", |requests| {
+        count(requests, "POST", HEARTBEAT) >= 2
+    });
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success());
+    let sequence: Vec<&str> = requests
+        .iter()
+        .filter(|request| request.method == "POST")
+        .map(|request| request.path())
+        .collect();
+    assert_eq!(
+        sequence[..4],
+        [HEARTBEAT, &ack_path("c3"), &ack_path("c3"), HEARTBEAT],
+        "{sequence:?}"
+    );
+    let acks: Vec<_> = requests
+        .iter()
+        .filter(|request| request.is("POST", &ack_path("c3")))
+        .map(Request::json)
+        .collect();
+    assert_eq!(acks[0], acks[1]);
+    assert_eq!(acks[1]["status"], "done");
+}
+
+#[test]
+fn the_agent_backs_off_while_the_server_fails_then_recovers() {
+    let server = StubServer::start(|request, earlier| {
+        if request.is("POST", HEARTBEAT) {
+            match count(earlier, "POST", HEARTBEAT) {
+                0 => Reply::json(503, json!({"detail": "A server error occurred."})),
+                1 => Reply::json(
+                    429,
+                    json!({"detail": "Request was throttled. Expected available in 1 seconds."}),
+                )
+                .header("Retry-After", "1"),
+                _ => heartbeat_answer(json!([])),
+            }
+        } else {
+            idle_poll(request)
+        }
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), server.url());
+    let mut agent = RunningAgent::start(directory.path(), &config, &["--max-backoff", "60"]);
+    let requests = server.wait_for("a long poll after recovering", |requests| {
+        count(requests, "GET", COMMANDS) >= 1
+    });
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success());
+    let heartbeats: Vec<_> = requests
+        .iter()
+        .filter(|request| request.is("POST", HEARTBEAT))
+        .map(|request| request.received)
+        .collect();
+    assert_eq!(heartbeats.len(), 3, "{requests:#?}");
+    for pair in heartbeats.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= Duration::from_millis(900) && gap < Duration::from_millis(1900),
+            "{gap:?}"
+        );
+    }
+    let log = agent.log();
+    assert!(log.contains("503"), "{log}");
+    assert!(log.contains("429"), "{log}");
+}
+
+#[test]
+fn a_refused_device_token_is_reported_and_retried_at_the_longest_backoff() {
+    let server = StubServer::start(|_, _| {
+        Reply::json(401, json!({"detail": "Invalid token."})).header("WWW-Authenticate", "Device")
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), server.url());
+    let mut agent = RunningAgent::start(directory.path(), &config, &["--max-backoff", "1"]);
+    server.wait_for("three heartbeats", |requests| {
+        count(requests, "POST", HEARTBEAT) >= 3
+    });
+    assert!(agent.is_running());
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success());
+    let log = agent.log();
+    assert!(log.contains("Invalid token."), "{log}");
+    assert!(log.contains("deleted"), "{log}");
+    assert!(log.contains("devmgr-agent install"), "{log}");
+}

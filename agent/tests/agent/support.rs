@@ -1,0 +1,342 @@
+//! Test helpers: a scripted HTTP server on 127.0.0.1 standing in for devmgr,
+//! and the real `devmgr-agent` binary run as a child process.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The agent binary under test.
+pub const AGENT: &str = env!("CARGO_BIN_EXE_devmgr-agent");
+
+/// A device token as the server makes them.
+pub const DEVICE_TOKEN: &str = "0123456789abcdef0123456789abcdef01234567";
+/// A serial as the server makes them.
+pub const SERIAL: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+
+/// A request the stub received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// Path and query.
+    pub target: String,
+    /// Header names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// The raw body.
+    pub body: Vec<u8>,
+    /// When it arrived.
+    pub received: Instant,
+}
+
+impl Request {
+    /// The path without the query.
+    pub fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or_default()
+    }
+
+    /// A query parameter.
+    pub fn query(&self, name: &str) -> Option<&str> {
+        let (_, query) = self.target.split_once('?')?;
+        query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value)
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|error| {
+            panic!(
+                "body of {} {} is not JSON ({error}): {:?}",
+                self.method,
+                self.target,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    /// Whether this is `method` on `path`.
+    pub fn is(&self, method: &str, path: &str) -> bool {
+        self.method == method && self.path() == path
+    }
+}
+
+/// What the stub answers.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+    delay: Duration,
+}
+
+impl Reply {
+    /// A JSON answer.
+    pub fn json(status: u16, body: serde_json::Value) -> Self {
+        Self {
+            status,
+            headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// An answer without a body (204).
+    pub fn empty(status: u16) -> Self {
+        Self {
+            status,
+            headers: Vec::new(),
+            body: String::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Answers only after `delay`, like a long poll with nothing to hand out.
+    pub fn after(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+}
+
+type Handler = dyn Fn(&Request, &[Request]) -> Reply + Send + Sync;
+
+/// A scripted HTTP/1.1 server. The handler sees each request and every
+/// request received before it.
+pub struct StubServer {
+    url: String,
+    log: Arc<Mutex<Vec<Request>>>,
+}
+
+impl StubServer {
+    /// Starts serving on a free port of 127.0.0.1.
+    pub fn start(handler: impl Fn(&Request, &[Request]) -> Reply + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let handler: Arc<Handler> = Arc::new(handler);
+        let shared_log = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = Arc::clone(&shared_log);
+                let handler = Arc::clone(&handler);
+                std::thread::spawn(move || serve_connection(stream, &log, &*handler));
+            }
+        });
+        Self { url, log }
+    }
+
+    /// The server's base URL, without a trailing slash.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits until the requests received satisfy `done`, then returns them.
+    pub fn wait_for(&self, what: &str, done: impl Fn(&[Request]) -> bool) -> Vec<Request> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let requests = self.requests();
+            if done(&requests) {
+                return requests;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; requests: {requests:#?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Request>>, handler: &Handler) {
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    while let Some(request) = read_request(&mut reader) {
+        let reply = {
+            let mut log = log.lock().unwrap();
+            let reply = handler(&request, &log);
+            log.push(request);
+            reply
+        };
+        std::thread::sleep(reply.delay);
+        let mut head = format!(
+            "HTTP/1.1 {} Stub\r\nContent-Length: {}\r\n",
+            reply.status,
+            reply.body.len()
+        );
+        for (name, value) in &reply.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        let sent = writer
+            .write_all(head.as_bytes())
+            .and_then(|()| writer.write_all(reply.body.as_bytes()))
+            .and_then(|()| writer.flush());
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_owned();
+    let target = parts.next()?.to_owned();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).ok()?;
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':')?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let length = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .map_or(0, |(_, value)| value.parse().unwrap());
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request {
+        method,
+        target,
+        headers,
+        body,
+        received: Instant::now(),
+    })
+}
+
+/// A command as the server hands it out.
+pub fn command(id: &str, action: &str) -> serde_json::Value {
+    serde_json::json!({"id": id, "action": action, "issued_time": "2026-11-21T10:00:00"})
+}
+
+/// Writes an agent configuration for `server` into `directory`.
+pub fn write_config(directory: &Path, server: &str) -> PathBuf {
+    let path = directory.join("config.json");
+    let config = serde_json::json!({
+        "server": server,
+        "serial": SERIAL,
+        "device_token": DEVICE_TOKEN,
+    });
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// A `devmgr-agent run` child process; killed if the test ends early.
+pub struct RunningAgent {
+    child: Child,
+    stderr: PathBuf,
+}
+
+impl RunningAgent {
+    /// Starts `devmgr-agent run --config <config> <extra…>`, logging to a file in `directory`.
+    pub fn start(directory: &Path, config: &Path, extra: &[&str]) -> Self {
+        let stderr = directory.join("agent.log");
+        let child = Command::new(AGENT)
+            .arg("run")
+            .arg("--config")
+            .arg(config)
+            .args(extra)
+            .env_remove("DEVMGR_AGENT_REBOOT_COMMAND")
+            .env_remove("DEVMGR_AGENT_MAX_BACKOFF")
+            .env("DEVMGR_AGENT_LOG", "debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        Self { child, stderr }
+    }
+
+    /// What the agent logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Waits until the log contains `text`.
+    pub fn wait_for_log(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.log().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "the agent never logged {text:?}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether it is still running.
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) and returns the exit status and how long the exit took.
+    pub fn stop_with(&mut self, signal: &str) -> (ExitStatus, Duration) {
+        let sent = Instant::now();
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal} failed");
+        let deadline = sent + Duration::from_secs(5);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return (status, sent.elapsed());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the agent did not stop on SIG{signal}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for RunningAgent {
+    fn drop(&mut self) {
+        if self.is_running() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Runs the agent with `args` to its end.
+pub fn agent(args: &[&str]) -> Output {
+    Command::new(AGENT)
+        .args(args)
+        .env_remove("DEVMGR_AGENT_CONFIG")
+        .env("DEVMGR_AGENT_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
