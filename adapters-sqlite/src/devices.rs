@@ -175,15 +175,21 @@ impl DeviceRepository for SqliteStore {
     }
 
     async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
-        let serial = serial.clone();
-        self.run("delete device", move |conn| {
-            conn.execute(
-                "DELETE FROM devices WHERE serial = ?1 AND account_id = ?2",
-                params![serial.as_str(), owner.0],
-            )
-            .map(|deleted| deleted > 0)
-        })
-        .await
+        let target = serial.clone();
+        let deleted = self
+            .run("delete device", move |conn| {
+                conn.execute(
+                    "DELETE FROM devices WHERE serial = ?1 AND account_id = ?2",
+                    params![target.as_str(), owner.0],
+                )
+                .map(|deleted| deleted > 0)
+            })
+            .await?;
+        if deleted {
+            // A long poll in progress ends now; the agent's next call gets 401.
+            self.command_signals.wake(serial);
+        }
+        Ok(deleted)
     }
 
     async fn ports(

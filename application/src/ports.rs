@@ -322,8 +322,8 @@ pub trait DeviceRepository: Send + Sync {
         serial: &Serial,
         changes: &DeviceChanges,
     ) -> Result<Option<Device>, StoreError>;
-    /// Deletes a device of `owner` with its credential, ports and commands.
-    /// Returns whether there was one.
+    /// Deletes a device of `owner` with its credential, ports and commands,
+    /// and wakes its long polls. Returns whether there was one.
     async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError>;
     /// The ports last reported for a device of `owner` (ascending); `None`
     /// when `owner` has no such device.

@@ -8,7 +8,7 @@ use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
 use domain::text::{DEVICE_NAME, TextError};
 use domain::{Command, CommandOutcome, Device, FactsReport, MachineType, Serial};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use thiserror::Error;
 
 /// What an agent sends to enrol its device.
@@ -140,22 +140,21 @@ impl DevMgr {
 
     /// Hands out the device's pending commands as soon as there are any,
     /// waiting at most `wait` for one to be queued. The wait is woken by the
-    /// queuing itself, not by polling.
+    /// queuing itself (or the device's deletion), not by polling. After a
+    /// wake-up the answer may be empty (another poll of the same device took
+    /// the command first, or the device is gone); agents simply poll again.
     pub async fn poll_commands(
         &self,
         device: &Device,
         wait: Duration,
     ) -> Result<Vec<Command>, StoreError> {
-        let deadline = Instant::now() + wait;
-        loop {
-            let mut listener = self.ports.commands.listen(&device.serial);
-            let commands = self.take_commands(&device.serial).await?;
-            let left = deadline.saturating_duration_since(Instant::now());
-            if !commands.is_empty() || left.is_zero() {
-                return Ok(commands);
-            }
-            listener.wait(left).await;
+        let mut listener = self.ports.commands.listen(&device.serial);
+        let commands = self.take_commands(&device.serial).await?;
+        if !commands.is_empty() || wait.is_zero() {
+            return Ok(commands);
         }
+        listener.wait(wait).await;
+        self.take_commands(&device.serial).await
     }
 
     /// Records the outcome of one of the device's commands (the first report
@@ -219,12 +218,6 @@ mod tests {
             serial,
             machine_type: None,
         }
-    }
-
-    fn quiet_listener() -> Box<dyn crate::ports::CommandListener> {
-        let mut listener = MockCommandListener::new();
-        listener.expect_wait().returning(|_| ());
-        Box::new(listener)
     }
 
     #[tokio::test]
@@ -354,17 +347,20 @@ mod tests {
             .expect_listen()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_| quiet_listener());
+            .returning(|_| {
+                let mut listener = MockCommandListener::new();
+                listener
+                    .expect_wait()
+                    .withf(|timeout| *timeout == Duration::from_secs(30))
+                    .times(1)
+                    .returning(|_| ());
+                Box::new(listener)
+            });
         h.commands
             .expect_take_pending()
             .times(1)
             .in_sequence(&mut seq)
             .returning(|_, _, _| Ok(vec![]));
-        h.commands
-            .expect_listen()
-            .times(1)
-            .in_sequence(&mut seq)
-            .returning(|_| quiet_listener());
         h.commands
             .expect_take_pending()
             .times(1)

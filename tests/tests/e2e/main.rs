@@ -8,6 +8,7 @@ mod device_support;
 mod support;
 
 mod agent_api;
+mod agent_process;
 mod auth;
 mod cli;
 mod concurrency;

@@ -228,6 +228,7 @@ pub struct ServerBuilder {
     args: Vec<String>,
     db: Option<Db>,
     smtp_url: Option<String>,
+    bind: Option<String>,
 }
 
 /// Where `serve` is told the database URL.
@@ -285,6 +286,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Listens on this address instead of a free port of 127.0.0.1 (to
+    /// restart a server where its clients expect it).
+    pub fn bind(mut self, address: &str) -> Self {
+        self.bind = Some(address.to_owned());
+        self
+    }
+
     /// `--throttle off`: for tests that make many unauthenticated writes.
     pub fn throttle_off(self) -> Self {
         self.args(&["--throttle", "off"])
@@ -307,7 +315,8 @@ impl ServerBuilder {
         if self.database_url_at == DatabaseUrlAt::BeforeSubcommand {
             command.args(["--database-url", &db.url()]);
         }
-        command.args(["serve", "--bind", "127.0.0.1:0"]);
+        let bind = self.bind.as_deref().unwrap_or("127.0.0.1:0");
+        command.args(["serve", "--bind", bind]);
         match &self.smtp_url {
             Some(url) => command.args(["--smtp-url", url]),
             None => command.arg("--mail-dir").arg(&mail_dir),

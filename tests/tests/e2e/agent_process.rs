@@ -1,0 +1,364 @@
+//! The device side with real processes: `devmgr serve` and `devmgr-agent`
+//! running side by side on 127.0.0.1, as on a user's network.
+
+use crate::device_support::{device_detail, device_ports, listed_serials, reboot};
+use crate::support::{Server, assert_refused, is_lowercase_uuid, stdout_json, string};
+use serde_json::Value;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+/// The agent under test, built by cargo from the real `agent/src/main.rs`.
+const AGENT: &str = env!("CARGO_BIN_EXE_devmgr-agent-under-test");
+
+/// A short online window, so that going offline is quick to see.
+const WINDOW_SECS: u64 = 3;
+
+/// How long anything the agent does may take to show (generous for a busy CI machine).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Where one device's agent keeps its configuration and leaves its traces.
+struct Device {
+    home: TempDir,
+}
+
+impl Device {
+    fn new() -> Self {
+        Device {
+            home: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    /// The config file, in a directory that does not exist before `install`.
+    fn config(&self) -> PathBuf {
+        self.home.path().join("etc/devmgr-agent/config.json")
+    }
+
+    /// The file the harmless reboot command appends a line to.
+    fn reboots(&self) -> PathBuf {
+        self.home.path().join("reboots")
+    }
+
+    /// The lines the reboot command has written so far.
+    fn reboot_lines(&self) -> Vec<String> {
+        fs::read_to_string(self.reboots())
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// `devmgr-agent <args…>` with this device's config file and no other
+    /// `DEVMGR_AGENT_*` setting from the environment that runs the tests.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(AGENT);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("DEVMGR_AGENT_") {
+                command.env_remove(name);
+            }
+        }
+        command
+            .args(args)
+            .env("DEVMGR_AGENT_CONFIG", self.config())
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs the profile's `install_command` exactly as printed (with this
+    /// build of the agent in place of `devmgr-agent`); returns its JSON output.
+    fn install_as_printed(&self, server: &Server, owner_token: &str) -> Value {
+        let profile = server.get("/profile/").token(owner_token).send().json();
+        let printed = string(&profile, "install_command");
+        let words: Vec<&str> = printed.split_whitespace().collect();
+        assert_eq!(words.first(), Some(&"devmgr-agent"), "{printed}");
+        let output = self
+            .command(&words[1..])
+            .output()
+            .expect("devmgr-agent can be started");
+        stdout_json(&output, &printed)
+    }
+
+    /// Starts `devmgr-agent run` with a reboot command that only leaves a trace.
+    fn run(&self, extra: &[&str]) -> RunningAgent {
+        let reboot_command = format!("echo rebooted >> '{}'", self.reboots().display());
+        self.run_with_reboot_command(&reboot_command, extra)
+    }
+
+    fn run_with_reboot_command(&self, reboot_command: &str, extra: &[&str]) -> RunningAgent {
+        let log = self.home.path().join("agent.log");
+        let child = self
+            .command(&["run", "--reboot-command", reboot_command])
+            .args(extra)
+            .env("DEVMGR_AGENT_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&log).expect("the log file can be made"))
+            .spawn()
+            .expect("devmgr-agent run can be started");
+        RunningAgent { child, log }
+    }
+}
+
+/// A running `devmgr-agent run`, killed when dropped.
+struct RunningAgent {
+    child: Child,
+    log: PathBuf,
+}
+
+impl RunningAgent {
+    /// What the agent logged so far.
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits up to `timeout` for the agent to end.
+    fn terminate(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill can be run");
+        assert!(sent.success(), "kill -TERM failed");
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// Whether the process is still running.
+    fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for RunningAgent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks `done` until it holds, for at most [`PATIENCE`].
+#[track_caller]
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + PATIENCE;
+    while !done() {
+        assert!(Instant::now() < deadline, "gave up waiting until {what}");
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `PRETTY_NAME` of the os-release file, as the agent should report it.
+fn pretty_os_name() -> Option<String> {
+    let text = fs::read_to_string("/etc/os-release")
+        .or_else(|_| fs::read_to_string("/usr/lib/os-release"))
+        .ok()?;
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix("PRETTY_NAME=")?;
+        Some(value.trim_matches(|c| c == '"' || c == '\'').to_owned())
+    })
+}
+
+fn port_of(base: &str) -> u64 {
+    base.rsplit(':')
+        .next()
+        .and_then(|port| port.parse().ok())
+        .expect("the server's address has a port")
+}
+
+#[test]
+fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
+    let server = Server::builder().online_window(WINDOW_SECS).start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+
+    let installed = device.install_as_printed(&server, &alice.token);
+    let serial = string(&installed, "serial");
+    assert!(is_lowercase_uuid(&serial), "{installed}");
+    assert_eq!(
+        string(&installed, "url"),
+        format!("{}/devices/{serial}/", server.expected_base())
+    );
+    assert!(
+        installed.get("device_token").is_none(),
+        "the device token is a secret: {installed}"
+    );
+    let mode = fs::metadata(device.config()).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "config file mode {mode:o}");
+    let config: Value = serde_json::from_str(&fs::read_to_string(device.config()).unwrap())
+        .expect("the config file is JSON");
+    assert_eq!(string(&config, "serial"), serial);
+
+    assert_eq!(listed_serials(&server, &alice.token), [serial.clone()]);
+    assert_eq!(
+        device_detail(&server, &alice.token, &serial)["online"],
+        false,
+        "installing does not make a device online"
+    );
+
+    let mut agent = device.run(&[]);
+    wait_until("the device is online with the agent's facts", || {
+        let shown = device_detail(&server, &alice.token, &serial);
+        shown["online"] == true && shown["agent_version"] != ""
+    });
+    let shown = device_detail(&server, &alice.token, &serial);
+    assert_eq!(shown["agent_version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        string(&shown, "uname").starts_with("Linux "),
+        "uname: {}",
+        shown["uname"]
+    );
+    if let Some(os) = pretty_os_name() {
+        assert_eq!(shown["operating_system"], os.as_str());
+    }
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(shown["machine_type"], "x86_64");
+    }
+    assert!(shown["ram_capacity"].as_i64().unwrap() > 0, "{shown}");
+    assert!(shown["disk_capacity"].as_i64().is_some_and(|b| b > 0), "{shown}");
+
+    let server_port = port_of(server.base());
+    let ports = device_ports(&server, &alice.token, &serial);
+    assert!(
+        ports
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["port"] == server_port && p["protocol"] == "tcp"),
+        "the server's own port {server_port} is among the reported ports: {ports}"
+    );
+
+    reboot(&server, &alice.token, &serial);
+    wait_until("the reboot command ran", || !device.reboot_lines().is_empty());
+    wait_until("the reboot was acknowledged as done", || {
+        agent.log().contains("command acknowledged")
+    });
+    assert!(agent.log().contains("Done"), "{}", agent.log());
+
+    let status = agent.terminate(Duration::from_secs(5));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the agent should exit 0 on SIGTERM, got {status:?}\n{}",
+        agent.log()
+    );
+    assert_eq!(device.reboot_lines(), ["rebooted"], "rebooted exactly once");
+    wait_until("the stopped agent's device goes offline", || {
+        device_detail(&server, &alice.token, &serial)["online"] == false
+    });
+}
+
+#[test]
+fn the_agent_rides_out_a_server_restart() {
+    let server = Server::builder().online_window(WINDOW_SECS).start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
+    let agent = device.run(&["--max-backoff", "1"]);
+    wait_until("the device is online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let db = server.kill();
+    thread::sleep(Duration::from_secs(WINDOW_SECS + 1));
+    let server = Server::builder()
+        .db(db)
+        .bind(&address)
+        .online_window(WINDOW_SECS)
+        .start();
+    assert!(
+        agent.log().contains("server unavailable"),
+        "the agent noticed the server was gone:\n{}",
+        agent.log()
+    );
+    wait_until("the agent is back and the device online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+    reboot(&server, &alice.token, &serial);
+    wait_until("the reboot reached the agent", || {
+        device.reboot_lines().len() == 1
+    });
+}
+
+#[test]
+fn a_failing_reboot_command_is_acknowledged_as_failed() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
+    let agent = device.run_with_reboot_command("echo 'no reboot here' >&2; exit 3", &[]);
+    wait_until("the device is online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+    reboot(&server, &alice.token, &serial);
+    wait_until("the failure was acknowledged", || {
+        agent.log().contains("command acknowledged")
+    });
+    let log = agent.log();
+    assert!(log.contains("Failed"), "{log}");
+    assert!(log.contains("no reboot here"), "{log}");
+}
+
+#[test]
+fn a_deleted_devices_agent_keeps_running_and_says_why() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
+    let mut agent = device.run(&["--max-backoff", "1"]);
+    wait_until("the device is online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+    server
+        .delete(&format!("/devices/{serial}/"))
+        .token(&alice.token)
+        .send()
+        .expect_empty(204);
+    wait_until("the agent reports its refused token", || {
+        agent.log().contains("does not accept this device's token")
+    });
+    assert!(agent.is_running(), "{}", agent.log());
+    assert!(listed_serials(&server, &alice.token).is_empty());
+}
+
+#[test]
+fn installing_with_a_wrong_token_fails_and_writes_no_config() {
+    let server = Server::start();
+    let device = Device::new();
+    let output = device
+        .command(&["install", "--server", server.base(), "--token", "wrong"])
+        .output()
+        .expect("devmgr-agent can be started");
+    assert_refused(&output, "devmgr-agent install --token wrong");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("Invalid install token."),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!device.config().exists());
+}
+
+#[test]
+fn installing_again_rekeys_the_same_device() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let first = device.install_as_printed(&server, &alice.token);
+    let old_config = fs::read_to_string(device.config()).unwrap();
+    let again = device.install_as_printed(&server, &alice.token);
+    assert_eq!(again["serial"], first["serial"]);
+    assert_eq!(listed_serials(&server, &alice.token).len(), 1);
+    let new_config = fs::read_to_string(device.config()).unwrap();
+    assert_ne!(old_config, new_config, "a new device token is stored");
+    assert_eq!(
+        fs::metadata(device.config()).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(Path::new(&device.config()).exists());
+}
