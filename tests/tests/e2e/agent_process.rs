@@ -221,7 +221,10 @@ fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
         assert_eq!(shown["machine_type"], "x86_64");
     }
     assert!(shown["ram_capacity"].as_i64().unwrap() > 0, "{shown}");
-    assert!(shown["disk_capacity"].as_i64().is_some_and(|b| b > 0), "{shown}");
+    assert!(
+        shown["disk_capacity"].as_i64().is_some_and(|b| b > 0),
+        "{shown}"
+    );
 
     let server_port = port_of(server.base());
     let ports = device_ports(&server, &alice.token, &serial);
@@ -235,7 +238,9 @@ fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
     );
 
     reboot(&server, &alice.token, &serial);
-    wait_until("the reboot command ran", || !device.reboot_lines().is_empty());
+    wait_until("the reboot command ran", || {
+        !device.reboot_lines().is_empty()
+    });
     wait_until("the reboot was acknowledged as done", || {
         agent.log().contains("command acknowledged")
     });
