@@ -195,7 +195,7 @@ fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
         .expect("the config file is JSON");
     assert_eq!(string(&config, "serial"), serial);
 
-    assert_eq!(listed_serials(&server, &alice.token), [serial.clone()]);
+    assert_eq!(listed_serials(&server, &alice.token), [serial.as_str()]);
     assert_eq!(
         device_detail(&server, &alice.token, &serial)["online"],
         false,
