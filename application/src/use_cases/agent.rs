@@ -185,23 +185,10 @@ impl DevMgr {
 mod tests {
     use super::*;
     use crate::ports::MockCommandListener;
-    use crate::use_cases::test_support::{Harness, account, now};
+    use crate::use_cases::test_support::{Harness, account, device, now};
     use chrono::Duration as Span;
-    use domain::{AccountId, Action, CommandStatus, DeviceFacts, Port, Protocol};
+    use domain::{AccountId, Action, CommandStatus, Port, Protocol};
     use mockall::Sequence;
-
-    fn device() -> Device {
-        Device {
-            serial: Serial::from_random_bytes([3; 16]),
-            owner: AccountId(7),
-            name: "pi".into(),
-            description: String::new(),
-            wormhole_slug: "calm-otter-abc123".into(),
-            facts: DeviceFacts::default(),
-            last_seen: None,
-            created_time: now(),
-        }
-    }
 
     fn reboot() -> Command {
         Command {
@@ -238,7 +225,7 @@ mod tests {
                     && e.now == now()
             })
             .times(1)
-            .returning(|_| Ok(device()));
+            .returning(|_| Ok(device(None)));
         let installed = h.app().install(request(Some(serial))).await.unwrap();
         assert_eq!(installed.device_token.len(), 40);
         assert_eq!(installed.device.name, "pi");
@@ -254,7 +241,7 @@ mod tests {
         let seen = stored.clone();
         h.devices.expect_enroll().returning(move |e| {
             *seen.lock().unwrap() = Some(e.token.clone());
-            Ok(device())
+            Ok(device(None))
         });
         let installed = h.app().install(request(None)).await.unwrap();
         assert_eq!(
@@ -315,7 +302,7 @@ mod tests {
             ]),
             ..FactsReport::default()
         };
-        let reply = h.app().heartbeat(&device(), report).await.unwrap();
+        let reply = h.app().heartbeat(&device(None), report).await.unwrap();
         assert_eq!(reply.commands, [reboot()]);
         assert_eq!(reply.heartbeat_interval, 30);
     }
@@ -333,7 +320,7 @@ mod tests {
             .returning(|_, _, _| Ok(vec![reboot()]));
         let commands = h
             .app()
-            .poll_commands(&device(), Duration::from_secs(30))
+            .poll_commands(&device(None), Duration::from_secs(30))
             .await
             .unwrap();
         assert_eq!(commands, [reboot()]);
@@ -368,7 +355,7 @@ mod tests {
             .returning(|_, _, _| Ok(vec![reboot()]));
         let commands = h
             .app()
-            .poll_commands(&device(), Duration::from_secs(30))
+            .poll_commands(&device(None), Duration::from_secs(30))
             .await
             .unwrap();
         assert_eq!(commands, [reboot()]);
@@ -388,7 +375,7 @@ mod tests {
             .returning(|_, _, _| Ok(vec![]));
         let commands = h
             .app()
-            .poll_commands(&device(), Duration::ZERO)
+            .poll_commands(&device(None), Duration::ZERO)
             .await
             .unwrap();
         assert!(commands.is_empty());
@@ -409,7 +396,7 @@ mod tests {
         };
         assert!(
             !h.app()
-                .acknowledge(&device(), "abc", outcome)
+                .acknowledge(&device(None), "abc", outcome)
                 .await
                 .unwrap()
         );

@@ -220,23 +220,10 @@ impl DevMgr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::use_cases::test_support::{Harness, account, email, now};
+    use crate::use_cases::test_support::{Harness, account, device, email, now};
     use chrono::Duration;
     use domain::AccountId;
     use mockall::predicate::eq;
-
-    fn device(last_seen: Option<domain::Timestamp>) -> Device {
-        Device {
-            serial: Serial::from_random_bytes([3; 16]),
-            owner: AccountId(7),
-            name: "pi".into(),
-            description: String::new(),
-            wormhole_slug: "calm-otter-abc123".into(),
-            facts: DeviceFacts::default(),
-            last_seen,
-            created_time: now(),
-        }
-    }
 
     #[tokio::test]
     async fn list_marks_devices_online_by_their_last_heartbeat() {

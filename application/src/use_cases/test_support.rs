@@ -3,7 +3,7 @@
 use super::{DevMgr, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
-use domain::{Account, AccountId, EmailAddress, Timestamp};
+use domain::{Account, AccountId, Device, DeviceFacts, EmailAddress, Serial, Timestamp};
 use std::sync::Arc;
 
 /// The fixed "now" of every unit test.
@@ -26,6 +26,20 @@ pub(crate) fn account(verified: bool, password_hash: Option<&str>) -> Account {
         password_hash: password_hash.map(str::to_owned),
         email_verified: verified,
         install_token: "i".repeat(32),
+        created_time: now(),
+    }
+}
+
+/// Device "pi" of account 7, serial from bytes `[3; 16]`, last heard of at `last_seen`.
+pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
+    Device {
+        serial: Serial::from_random_bytes([3; 16]),
+        owner: AccountId(7),
+        name: "pi".into(),
+        description: String::new(),
+        wormhole_slug: "calm-otter-abc123".into(),
+        facts: DeviceFacts::default(),
+        last_seen,
         created_time: now(),
     }
 }

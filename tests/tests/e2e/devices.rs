@@ -1,30 +1,10 @@
 //! CONTRACT §2 (Device) and §3: GET /devices/, GET /devices/{serial}/ and
 //! POST /devices/{serial}/reboot/.
 
+use crate::device_support::DEVICE_FIELDS;
 use crate::support::*;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-const DEVICE_KEYS: [&str; 18] = [
-    "agent_version",
-    "created_time",
-    "description",
-    "disk_capacity",
-    "disk_used",
-    "machine_type",
-    "machine_type_display",
-    "name",
-    "online",
-    "operating_system",
-    "ports_url",
-    "processor_speed",
-    "ram_capacity",
-    "reboot_url",
-    "serial",
-    "uname",
-    "url",
-    "wormhole_slug",
-];
 
 fn list(server: &Server, token: &str) -> Vec<Value> {
     let reply = server.get("/devices/").token(token).send();
@@ -56,7 +36,7 @@ fn epoch_seconds(timestamp: &str) -> i64 {
 /// Asserts every rule of CONTRACT §2 that holds for any device of this server.
 #[track_caller]
 fn assert_device_shape(server: &Server, device: &Value) {
-    assert_eq!(keys(device), DEVICE_KEYS, "{device:#}");
+    assert_eq!(keys(device), DEVICE_FIELDS, "{device:#}");
     let serial = string(device, "serial");
     assert!(is_lowercase_uuid(&serial), "serial {serial:?}");
     let url = format!("{}/devices/{serial}/", server.expected_base());
@@ -127,7 +107,7 @@ fn a_device_added_with_a_name_only_gets_the_defaults() {
     let added = server.device(&alice.email, "Kitchen Pi", &[]);
     assert_eq!(
         keys(&added),
-        DEVICE_KEYS,
+        DEVICE_FIELDS,
         "device add prints the device object: {added:#}"
     );
 
