@@ -229,13 +229,28 @@ impl std::fmt::Debug for SmtpSink {
     }
 }
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0,
-/// read, released).
+/// Ports [`free_port`] picks from: below Linux's ephemeral range
+/// (32768–60999), so the kernel never hands one of them to a socket bound to
+/// port 0 or to an outgoing connection in the meantime.
+const CHOSEN_PORTS: std::ops::Range<u16> = 20_000..32_000;
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound, then released),
+/// for a test that starts a server on it later.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("smtp-sink: cannot bind 127.0.0.1:0")
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    // Each process starts at its own place, so parallel test binaries rarely
+    // try the same ports; within a process, each call moves on.
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let span = u32::from(CHOSEN_PORTS.end - CHOSEN_PORTS.start);
+    let start = std::process::id().wrapping_mul(7919) % span;
+    for _ in 0..span {
+        let offset = (start + NEXT.fetch_add(1, Ordering::Relaxed)) % span;
+        let port = CHOSEN_PORTS.start + u16::try_from(offset).unwrap_or(0);
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("smtp-sink: no free port in {CHOSEN_PORTS:?} on 127.0.0.1");
 }
 
 /// Percent-encodes all but RFC 3986's unreserved characters.

@@ -260,7 +260,13 @@ fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
 
 #[test]
 fn the_agent_rides_out_a_server_restart() {
-    let server = Server::builder().online_window(WINDOW_SECS).start();
+    // A port outside the ephemeral range, so that nothing takes it while the
+    // server is down.
+    let address = format!("127.0.0.1:{}", smtp_sink::free_port());
+    let server = Server::builder()
+        .bind(&address)
+        .online_window(WINDOW_SECS)
+        .start();
     let alice = server.account("alice@example.com");
     let device = Device::new();
     let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
@@ -269,7 +275,6 @@ fn the_agent_rides_out_a_server_restart() {
         device_detail(&server, &alice.token, &serial)["online"] == true
     });
 
-    let address = server.base().trim_start_matches("http://").to_owned();
     let db = server.kill();
     thread::sleep(Duration::from_secs(WINDOW_SECS + 1));
     let server = Server::builder()
