@@ -51,6 +51,19 @@ impl CommandRepository for SqliteStore {
         let serial = device.clone();
         let mut commands = self
             .run("hand out commands", move |conn| {
+                // Most polls find nothing: a read tells so without the write lock.
+                let any_pending: bool = conn
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM device_commands \
+                         WHERE serial = ?1 AND delivered_time IS NULL AND issued_time > ?2)",
+                    )?
+                    .query_row(
+                        params![serial.as_str(), rows::to_secs(lapse_before)],
+                        |row| row.get(0),
+                    )?;
+                if !any_pending {
+                    return Ok(Vec::new());
+                }
                 // One statement: two polls of one device never both get a command.
                 conn.prepare_cached(&format!(
                     "UPDATE device_commands SET delivered_time = ?2 \

@@ -166,6 +166,17 @@ async fn queue(store: &SqliteStore, device: &Serial, id: &str, at: Timestamp) ->
 }
 
 /// Takes the pending commands at `at`, lapsing the usual time before.
+/// Acknowledges a command; whether the device has it.
+async fn ack(
+    store: &SqliteStore,
+    device: &Serial,
+    id: &str,
+    outcome: CommandOutcome,
+    at: Timestamp,
+) -> bool {
+    store.acknowledge(device, id, &outcome, at).await.unwrap()
+}
+
 async fn take(store: &SqliteStore, device: &Serial, at: Timestamp) -> Vec<Command> {
     store.take_pending(device, at, at - lapse()).await.unwrap()
 }
@@ -577,10 +588,7 @@ async fn a_deleted_device_goes_with_its_token_ports_and_commands() {
     assert!(take(&f.store, &pi, t0() + minutes(2)).await.is_empty());
     for id in ["handed-out", "pending"] {
         assert!(
-            !f.store
-                .acknowledge(&pi, id, &done("ok"), t0() + minutes(2))
-                .await
-                .unwrap(),
+            !ack(&f.store, &pi, id, done("ok"), t0() + minutes(2)).await,
             "{id} was acknowledged after its device was deleted"
         );
     }
@@ -592,12 +600,7 @@ async fn a_deleted_device_goes_with_its_token_ports_and_commands() {
     DeviceRepository::create(&f.store, &again).await.unwrap();
     assert_eq!(f.store.ports(ann.id, &pi).await.unwrap(), Some(vec![]));
     assert!(take(&f.store, &pi, t0() + minutes(2)).await.is_empty());
-    assert!(
-        !f.store
-            .acknowledge(&pi, "pending", &done("ok"), t0() + minutes(2))
-            .await
-            .unwrap()
-    );
+    assert!(!ack(&f.store, &pi, "pending", done("ok"), t0() + minutes(2)).await);
     assert_eq!(
         f.store
             .find_by_token(&SecretHash::of("pi-token"))
@@ -949,53 +952,28 @@ async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command() {
     assert_eq!(stored_outcome(&f.path, "c1"), (None, None));
 
     let at = t0() + minutes(1);
-    assert!(
-        f.store
-            .acknowledge(&pi, "c1", &done("rebooted"), at)
-            .await
-            .unwrap()
-    );
+    assert!(ack(&f.store, &pi, "c1", done("rebooted"), at).await);
     assert_eq!(
         stored_outcome(&f.path, "c1"),
         (Some("done".into()), Some("rebooted".into()))
     );
 
     // A second acknowledgement is accepted but does not overwrite the first.
-    assert!(
-        f.store
-            .acknowledge(&pi, "c1", &failed("again"), at + minutes(1))
-            .await
-            .unwrap()
-    );
+    assert!(ack(&f.store, &pi, "c1", failed("again"), at + minutes(1)).await);
     assert_eq!(
         stored_outcome(&f.path, "c1"),
         (Some("done".into()), Some("rebooted".into()))
     );
 
     // Another device's command, or no command at all.
-    assert!(
-        !f.store
-            .acknowledge(&pi, "c-other", &failed("not mine"), at)
-            .await
-            .unwrap()
-    );
+    assert!(!ack(&f.store, &pi, "c-other", failed("not mine"), at).await);
     assert_eq!(stored_outcome(&f.path, "c-other"), (None, None));
-    assert!(
-        !f.store
-            .acknowledge(&other, "c1", &failed("not mine"), at)
-            .await
-            .unwrap()
-    );
+    assert!(!ack(&f.store, &other, "c1", failed("not mine"), at).await);
     assert_eq!(
         stored_outcome(&f.path, "c1"),
         (Some("done".into()), Some("rebooted".into()))
     );
-    assert!(
-        !f.store
-            .acknowledge(&pi, "no-such-command", &done(""), at)
-            .await
-            .unwrap()
-    );
+    assert!(!ack(&f.store, &pi, "no-such-command", done(""), at).await);
     // The other device's command is still pending.
     assert_eq!(ids(&take(&f.store, &other, at).await), ["c-other"]);
 }
@@ -1008,12 +986,7 @@ async fn an_acknowledged_command_is_not_handed_out_later() {
     enrol(&f.store, ann.id, &pi, "tok").await;
     assert!(queue(&f.store, &pi, "c1", t0()).await);
 
-    assert!(
-        f.store
-            .acknowledge(&pi, "c1", &failed("no permission"), t0())
-            .await
-            .unwrap()
-    );
+    assert!(ack(&f.store, &pi, "c1", failed("no permission"), t0()).await);
     assert!(take(&f.store, &pi, t0() + minutes(1)).await.is_empty());
     assert_eq!(
         stored_outcome(&f.path, "c1"),
