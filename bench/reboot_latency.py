@@ -109,9 +109,12 @@ def main():
             base = json.loads(server.stdout.readline())["listening"]
             serial, agent = enrol(base, user["install_token"], "bench-pi")
             owner = Connection(base, f"Token {user['token']}")
+            background = None
             if args.background:
-                threading.Thread(target=background_heartbeats, daemon=True,
-                                 args=(base, user["install_token"], args.background, stop)).start()
+                background = threading.Thread(
+                    target=background_heartbeats, daemon=True,
+                    args=(base, user["install_token"], args.background, stop))
+                background.start()
                 time.sleep(1)
 
             delivery, request = [], []
@@ -140,6 +143,9 @@ def main():
             print(f"devmgr reboot delivery to an online device's long poll ({args.rounds} rounds{note})")
             summary("POST reboot -> long poll returns command", delivery)
             summary("POST reboot request alone", request)
+            stop.set()
+            if background:
+                background.join(timeout=30)
         finally:
             stop.set()
             server.terminate()
