@@ -177,6 +177,15 @@ async fn ack(
     store.acknowledge(device, id, &outcome, at).await.unwrap()
 }
 
+/// A fresh store with account "ann" and her device `serial(1)`, enrolled.
+async fn one_enrolled_device() -> (Fixture, Serial) {
+    let f = open();
+    let ann = account(&f.store, "ann").await;
+    let pi = serial(1);
+    enrol(&f.store, ann.id, &pi, "tok").await;
+    (f, pi)
+}
+
 async fn take(store: &SqliteStore, device: &Serial, at: Timestamp) -> Vec<Command> {
     store.take_pending(device, at, at - lapse()).await.unwrap()
 }
@@ -838,10 +847,7 @@ async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored() {
 
 #[tokio::test]
 async fn a_reboot_is_queued_once_while_pending_and_again_after_hand_out() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     assert!(queue(&f.store, &pi, "c1", t0()).await);
     assert!(!queue(&f.store, &pi, "c2", t0() + minutes(1)).await);
@@ -860,10 +866,7 @@ async fn a_reboot_is_queued_once_while_pending_and_again_after_hand_out() {
 
 #[tokio::test]
 async fn pending_commands_are_handed_out_oldest_first_and_only_once() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     // Ids in the opposite order of their issue times.
     assert!(queue(&f.store, &pi, "z-oldest", t0()).await);
@@ -892,10 +895,7 @@ async fn pending_commands_are_handed_out_oldest_first_and_only_once() {
 
 #[tokio::test]
 async fn commands_issued_at_or_before_the_lapse_are_not_handed_out() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     assert!(queue(&f.store, &pi, "lapsed", t0()).await);
     assert!(queue(&f.store, &pi, "fresh", t0() + minutes(11)).await);
@@ -980,10 +980,7 @@ async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command() {
 
 #[tokio::test]
 async fn an_acknowledged_command_is_not_handed_out_later() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
     assert!(queue(&f.store, &pi, "c1", t0()).await);
 
     assert!(ack(&f.store, &pi, "c1", failed("no permission"), t0()).await);
@@ -1002,10 +999,7 @@ const RACERS: usize = 16;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_polls_hand_out_each_command_exactly_once() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     for round in 0..5 {
         let at = t0() + minutes(round);
@@ -1031,10 +1025,7 @@ async fn racing_polls_hand_out_each_command_exactly_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_reboots_queue_exactly_one_command() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     let start = std::sync::Arc::new(tokio::sync::Barrier::new(RACERS));
     let attempts: Vec<_> = (0..RACERS)
@@ -1069,10 +1060,7 @@ const QUIET_PERIOD: Duration = Duration::from_millis(200);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_reboot_wakes_a_listener_made_before_it() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     let mut listener = f.store.listen(&pi);
     assert!(queue(&f.store, &pi, "c1", t0()).await);
@@ -1082,10 +1070,7 @@ async fn a_queued_reboot_wakes_a_listener_made_before_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_reboot_wakes_a_wait_in_progress() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     let mut listener = f.store.listen(&pi);
     let waiting = tokio::spawn(async move {
@@ -1125,10 +1110,7 @@ async fn a_reboot_of_another_device_does_not_wake_a_listener() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listener_times_out_when_nothing_is_queued() {
-    let f = open();
-    let ann = account(&f.store, "ann").await;
-    let pi = serial(1);
-    enrol(&f.store, ann.id, &pi, "tok").await;
+    let (f, pi) = one_enrolled_device().await;
 
     let mut listener = f.store.listen(&pi);
     let returned = tokio::time::timeout(WAKE_DEADLINE, listener.wait(QUIET_PERIOD)).await;
