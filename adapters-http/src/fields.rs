@@ -26,7 +26,8 @@ pub enum FieldType {
 }
 
 impl FieldType {
-    fn name(self) -> &'static str {
+    /// Its name in OPTIONS metadata.
+    pub fn name(self) -> &'static str {
         match self {
             Self::String => "string",
             Self::Email => "email",
@@ -60,6 +61,16 @@ pub struct Field {
     pub max_length: Option<usize>,
     /// The fields of each item of a list.
     pub children: Option<&'static [Field]>,
+    /// Whether `null` is a value (an unknown one).
+    pub nullable: bool,
+    /// The only values accepted, when the field is a choice.
+    pub choices: &'static [&'static str],
+    /// The smallest whole number accepted.
+    pub minimum: Option<i64>,
+    /// The largest whole number accepted.
+    pub maximum: Option<i64>,
+    /// The OpenAPI `format` of text beyond its type (`uuid`).
+    pub format: Option<&'static str>,
 }
 
 impl Field {
@@ -75,6 +86,11 @@ impl Field {
             trim: true,
             max_length: None,
             children: None,
+            nullable: false,
+            choices: &[],
+            minimum: None,
+            maximum: None,
+            format: None,
         }
     }
 
@@ -134,6 +150,44 @@ impl Field {
     pub const fn blank_ok(self) -> Self {
         Self {
             allow_blank: true,
+            ..self
+        }
+    }
+
+    /// The same list field, with these fields in each item.
+    pub const fn children(self, children: &'static [Field]) -> Self {
+        Self {
+            children: Some(children),
+            ..self
+        }
+    }
+
+    /// The same field, accepting `null`.
+    pub const fn nullable(self) -> Self {
+        Self {
+            nullable: true,
+            ..self
+        }
+    }
+
+    /// The same field, accepting only these values.
+    pub const fn choices(self, choices: &'static [&'static str]) -> Self {
+        Self { choices, ..self }
+    }
+
+    /// The same whole-number field, accepting `minimum..=maximum` only.
+    pub const fn range(self, minimum: i64, maximum: i64) -> Self {
+        Self {
+            minimum: Some(minimum),
+            maximum: Some(maximum),
+            ..self
+        }
+    }
+
+    /// The same text field, with an OpenAPI `format` (`uuid`).
+    pub const fn format(self, format: &'static str) -> Self {
+        Self {
+            format: Some(format),
             ..self
         }
     }
@@ -205,8 +259,9 @@ impl Form {
         }
     }
 
-    /// Reads a text field, DRF `CharField` style: numbers become text; `None`
-    /// when absent (and not required) or invalid (the error is recorded).
+    /// Reads a text field with DRF `CharField`'s messages; `None` when absent
+    /// (and not required) or invalid (the error is recorded). Only JSON
+    /// strings are text, as the OpenAPI document says.
     pub fn text(&mut self, field: &Field) -> Option<String> {
         let value = match self.data.get(field.name) {
             None => {
@@ -220,7 +275,6 @@ impl Form {
                 return None;
             }
             Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
             Some(_) => {
                 self.error(field.name, "Not a valid string.");
                 return None;
@@ -272,19 +326,15 @@ impl Form {
         }
     }
 
-    /// Reads a whole-number field within `range`, DRF `IntegerField` style:
-    /// integral numbers and strings of digits are accepted. `None` when
-    /// absent or invalid (the error is recorded); `Some(None)` for a `null`
-    /// where `nullable`.
-    pub fn integer(
-        &mut self,
-        field: &Field,
-        range: std::ops::RangeInclusive<i64>,
-        nullable: bool,
-    ) -> Option<Option<i64>> {
+    /// Reads a whole-number field within the field's range, with DRF
+    /// `IntegerField`'s messages. JSON integers (and numbers with no
+    /// fraction, which JSON Schema counts as integers) are accepted, text is
+    /// not. `None` when absent or invalid (the error is recorded);
+    /// `Some(None)` for a `null` where the field is nullable.
+    pub fn integer(&mut self, field: &Field) -> Option<Option<i64>> {
         let value = self.raw(field)?;
         if value.is_null() {
-            if nullable {
+            if field.nullable {
                 return Some(None);
             }
             self.error(field.name, "This field may not be null.");
@@ -294,32 +344,31 @@ impl Form {
             self.error(field.name, "A valid integer is required.");
             return None;
         };
-        if number < *range.start() {
+        if let Some(minimum) = field.minimum
+            && number < minimum
+        {
             self.error(
                 field.name,
-                format!(
-                    "Ensure this value is greater than or equal to {}.",
-                    range.start()
-                ),
+                format!("Ensure this value is greater than or equal to {minimum}."),
             );
             return None;
         }
-        if number > *range.end() {
+        if let Some(maximum) = field.maximum
+            && number > maximum
+        {
             self.error(
                 field.name,
-                format!(
-                    "Ensure this value is less than or equal to {}.",
-                    range.end()
-                ),
+                format!("Ensure this value is less than or equal to {maximum}."),
             );
             return None;
         }
         Some(Some(number))
     }
 
-    /// Reads a field whose value must be one of `choices`, DRF
+    /// Reads a field whose value must be one of the field's choices, DRF
     /// `ChoiceField` style (a number is compared as its text).
-    pub fn choice<'c>(&mut self, field: &Field, choices: &[&'c str]) -> Option<&'c str> {
+    pub fn choice(&mut self, field: &Field) -> Option<&'static str> {
+        let choices = field.choices;
         let value = self.raw(field)?;
         let text = match &value {
             Value::Null => {
@@ -435,26 +484,15 @@ impl Form {
     }
 }
 
-/// A JSON value as DRF's `IntegerField` reads it: an integer, a number with
-/// no fraction, or text of one (`" 12 "`, `"12.0"`). Not booleans.
+/// A JSON number with no fraction, as a whole number. Not text, not booleans.
 fn parse_integer(value: &Value) -> Option<i64> {
-    match value {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
-                .map(|f| f as i64)
-        }),
-        Value::String(text) => {
-            let text = text.trim();
-            let whole = match text.split_once('.') {
-                Some((whole, fraction)) if fraction.chars().all(|c| c == '0') => whole,
-                Some(_) => return None,
-                None => text,
-            };
-            whole.parse().ok()
-        }
-        _ => None,
-    }
+    let number = value.as_number()?;
+    number.as_i64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
+            .map(|f| f as i64)
+    })
 }
 
 /// A field that validation has already proved present.
@@ -503,11 +541,13 @@ mod tests {
     }
 
     #[test]
-    fn numbers_are_text_and_passwords_keep_white_space() {
-        let mut f = form(json!({"n": 42, "p": "   "}));
-        assert_eq!(f.text(&Field::text("n", "N")).as_deref(), Some("42"));
+    fn only_strings_are_text_and_passwords_keep_white_space() {
+        let mut f = form(json!({"p": "   "}));
         assert_eq!(f.text(&Field::password("p", "P")).as_deref(), Some("   "));
         assert!(f.finish().is_ok());
+        let mut f = form(json!({"n": 42}));
+        assert_eq!(f.text(&Field::text("n", "N")), None);
+        assert_eq!(errors(f), json!({"n": ["Not a valid string."]}));
     }
 
     #[test]
@@ -521,41 +561,42 @@ mod tests {
     }
 
     #[test]
-    fn integers_follow_drf() {
-        let field = Field::integer("n", "N");
-        let mut f = form(json!({"n": "12.0"}));
-        assert_eq!(f.integer(&field, 0..=100, false), Some(Some(12)));
+    fn integers_are_json_integers_within_the_range() {
+        let field = Field::integer("n", "N").range(0, 100);
+        let mut f = form(json!({"n": 12}));
+        assert_eq!(f.integer(&field), Some(Some(12)));
         let mut f = form(json!({"n": 7.0}));
-        assert_eq!(f.integer(&field, 0..=100, false), Some(Some(7)));
+        assert_eq!(f.integer(&field), Some(Some(7)));
         let mut f = form(json!({"n": null}));
-        assert_eq!(f.integer(&field, 0..=100, true), Some(None));
+        assert_eq!(f.integer(&field.nullable()), Some(None));
         for (value, message) in [
             (json!(true), "A valid integer is required."),
             (json!(1.5), "A valid integer is required."),
-            (json!("12a"), "A valid integer is required."),
+            (json!("12"), "A valid integer is required."),
+            (json!(1e300), "A valid integer is required."),
             (
                 json!(-1),
                 "Ensure this value is greater than or equal to 0.",
             ),
             (
-                json!("101"),
+                json!(101),
                 "Ensure this value is less than or equal to 100.",
             ),
             (json!(null), "This field may not be null."),
         ] {
             let mut f = form(json!({ "n": value }));
-            assert_eq!(f.integer(&field, 0..=100, false), None);
+            assert_eq!(f.integer(&field), None);
             assert_eq!(errors(f), json!({ "n": [message] }));
         }
     }
 
     #[test]
     fn choices_name_the_refused_value() {
-        let field = Field::text("p", "P");
+        let field = Field::text("p", "P").choices(&["tcp", "udp"]);
         let mut f = form(json!({"p": "tcp"}));
-        assert_eq!(f.choice(&field, &["tcp", "udp"]), Some("tcp"));
+        assert_eq!(f.choice(&field), Some("tcp"));
         let mut f = form(json!({"p": 5}));
-        assert_eq!(f.choice(&field, &["tcp", "udp"]), None);
+        assert_eq!(f.choice(&field), None);
         assert_eq!(errors(f), json!({"p": ["\"5\" is not a valid choice."]}));
     }
 
@@ -574,9 +615,9 @@ mod tests {
 
     #[test]
     fn list_errors_line_up_with_the_items() {
-        const CHILDREN: &[Field] = &[Field::integer("port", "Port")];
+        const CHILDREN: &[Field] = &[Field::integer("port", "Port").range(1, 65535)];
         let field = Field::list("ports", "Ports", CHILDREN);
-        let read = |f: &mut Form| f.integer(&CHILDREN[0], 1..=65535, false).flatten();
+        let read = |f: &mut Form| f.integer(&CHILDREN[0]).flatten();
         let mut f = form(json!({"ports": [{"port": 22}, {"port": 0}, "x"]}));
         assert_eq!(f.objects(&field, read), None);
         assert_eq!(
@@ -593,7 +634,7 @@ mod tests {
             errors(f),
             json!({"ports": ["Expected a list of items but got type \"dict\"."]})
         );
-        let mut f = form(json!({"ports": [{"port": "22"}]}));
+        let mut f = form(json!({"ports": [{"port": 22}]}));
         assert_eq!(f.objects(&field, read), Some(vec![22]));
     }
 

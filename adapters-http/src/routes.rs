@@ -1,12 +1,22 @@
-//! The route table: every path, its methods, who may call them, and the
-//! body fields each takes (which also drive the OPTIONS metadata).
+//! The route table: every path, its methods, who may call them, the body
+//! fields each takes and what each answers. It drives the dispatcher, the
+//! OPTIONS metadata and the OpenAPI document alike.
 
 use crate::auth::Scheme;
 use crate::dispatch::Handler;
-use crate::fields::{Field, FieldType};
-use crate::handlers::{accounts, agent, auth, devices, password_reset, verification};
+use crate::fields::Field;
+use crate::handlers::{accounts, agent, auth, devices, docs, password_reset, verification};
+use crate::resources::{
+    self, AUTH_TOKEN, COMMAND_LIST, DETAIL, DEVICE, DEVICE_FIELDS, ENROLMENT, HEARTBEAT_REPLY,
+    PORT, PROFILE, PROFILE_FIELDS, Resource,
+};
 use actix_web::http::Method;
+use domain::{CommandStatus, MachineType};
 use std::sync::LazyLock;
+
+pub(crate) use crate::resources::{
+    DEVICE_DESCRIPTION, DEVICE_NAME, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL, PROFILE_NAME,
+};
 
 /// Who may call an endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +41,15 @@ pub struct Endpoint {
     pub handler: Handler,
     /// Rate limited per client address (CONTRACT §1).
     pub throttled: bool,
+    /// One line on what it does.
+    pub summary: &'static str,
+    /// Its answer on success.
+    pub reply: Reply,
+    /// Its query parameters.
+    pub query: &'static [Field],
+    /// The failures particular to it (403, 404, …); those every endpoint of
+    /// its kind can meet are added by the OpenAPI document.
+    pub failures: &'static [u16],
 }
 
 impl Endpoint {
@@ -41,6 +60,50 @@ impl Endpoint {
             ..self
         }
     }
+
+    /// Sets its query parameters.
+    fn query(self, query: &'static [Field]) -> Self {
+        Self { query, ..self }
+    }
+
+    /// Sets the failures particular to it.
+    fn fails(self, failures: &'static [u16]) -> Self {
+        Self { failures, ..self }
+    }
+
+    /// Whether it reads a JSON body.
+    pub fn takes_body(&self) -> bool {
+        [Method::POST, Method::PUT, Method::PATCH].contains(&self.method)
+    }
+}
+
+/// The body of a successful answer.
+#[derive(Clone, Copy)]
+pub enum Body {
+    /// No body (204, or 202 without one).
+    Empty,
+    /// One object.
+    One(&'static Resource),
+    /// An array of objects.
+    Many(&'static Resource),
+    /// An HTML page.
+    Page,
+    /// One object, or an HTML page for a client that accepts `text/html`.
+    OneOrPage(&'static Resource),
+}
+
+/// The answer of an endpoint on success.
+#[derive(Clone, Copy)]
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
+    /// The body.
+    pub body: Body,
+}
+
+/// A successful answer.
+const fn reply(status: u16, body: Body) -> Reply {
+    Reply { status, body }
 }
 
 /// One path of the API.
@@ -53,6 +116,8 @@ pub struct Route {
     pub description: &'static str,
     /// Its methods.
     pub endpoints: Vec<Endpoint>,
+    /// Whether the OpenAPI document describes it (not the docs' own pages).
+    pub documented: bool,
 }
 
 impl Route {
@@ -123,6 +188,11 @@ impl Route {
     }
 }
 
+/// Every route, in the order paths are matched.
+pub fn all() -> &'static [Route] {
+    &ROUTES
+}
+
 /// Finds the route for a path, with its parameters.
 pub fn find(path: &str) -> Option<(&'static Route, Vec<String>)> {
     ROUTES
@@ -134,6 +204,8 @@ fn endpoint(
     method: Method,
     access: Access,
     fields: Option<&'static [Field]>,
+    summary: &'static str,
+    reply: Reply,
     handler: Handler,
 ) -> Endpoint {
     Endpoint {
@@ -142,6 +214,10 @@ fn endpoint(
         fields,
         handler,
         throttled: false,
+        summary,
+        reply,
+        query: &[],
+        failures: &[],
     }
 }
 
@@ -155,22 +231,14 @@ pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old pass
 pub(crate) const NEW_PASSWORD: Field = Field::password("new_password", "New password");
 /// `key` of an e-mailed link.
 pub(crate) const KEY: Field = Field::text("key", "Key");
-/// `name` of the profile, its only writable field.
-pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
-
-/// `name` of a device.
-pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(100);
-/// `description` of a device.
-pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
-    .optional()
-    .blank_ok()
-    .max(1000);
 /// `install_token` of an enrolment.
 pub(crate) const INSTALL_TOKEN: Field = Field::text("install_token", "Install token");
 /// `serial` of an enrolment.
-pub(crate) const SERIAL: Field = Field::text("serial", "Serial").optional();
+pub(crate) const SERIAL: Field = Field::text("serial", "Serial").optional().format("uuid");
 /// `machine_type` of an enrolment or a heartbeat.
-pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type").optional();
+pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type")
+    .optional()
+    .choices(&MachineType::CODES);
 /// `agent_version` of a heartbeat.
 pub(crate) const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
     .optional()
@@ -186,82 +254,44 @@ pub(crate) const UNAME: Field = Field::text("uname", "Uname")
     .optional()
     .blank_ok()
     .max(1000);
-/// `disk_capacity` of a heartbeat.
-pub(crate) const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity").optional();
-/// `disk_used` of a heartbeat.
-pub(crate) const DISK_USED: Field = Field::integer("disk_used", "Disk used").optional();
-/// `ram_capacity` of a heartbeat.
-pub(crate) const RAM_CAPACITY: Field = Field::integer("ram_capacity", "Ram capacity").optional();
-/// `processor_speed` of a heartbeat.
-pub(crate) const PROCESSOR_SPEED: Field =
-    Field::integer("processor_speed", "Processor speed").optional();
-/// `port` of a reported port.
-pub(crate) const PORT_NUMBER: Field = Field::integer("port", "Port");
-/// `protocol` of a reported port.
-pub(crate) const PORT_PROTOCOL: Field = Field::text("protocol", "Protocol");
-/// `name` of a reported port.
-pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
+/// `disk_capacity` of a heartbeat: bytes, `null` while unknown.
+pub(crate) const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
-    .blank_ok()
-    .max(domain::port::MAX_PORT_NAME_CHARS);
-const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
+    .nullable()
+    .range(0, i64::MAX);
+/// `disk_used` of a heartbeat: bytes, `null` while unknown.
+pub(crate) const DISK_USED: Field = Field::integer("disk_used", "Disk used")
+    .optional()
+    .nullable()
+    .range(0, i64::MAX);
+/// `ram_capacity` of a heartbeat, in MiB.
+pub(crate) const RAM_CAPACITY: Field = Field::integer("ram_capacity", "Ram capacity")
+    .optional()
+    .range(0, i64::MAX);
+/// `processor_speed` of a heartbeat, in MHz.
+pub(crate) const PROCESSOR_SPEED: Field = Field::integer("processor_speed", "Processor speed")
+    .optional()
+    .range(0, i64::MAX);
 /// `ports` of a heartbeat.
-pub(crate) const PORTS: Field = Field::list("ports", "Ports", PORT_FIELDS).optional();
+pub(crate) const PORTS: Field = Field::list("ports", "Ports", resources::PORT_FIELDS).optional();
 /// `status` of an acknowledgement.
-pub(crate) const ACK_STATUS: Field = Field::text("status", "Status");
+pub(crate) const ACK_STATUS: Field = Field::text("status", "Status").choices(&CommandStatus::CODES);
 /// `detail` of an acknowledgement.
 pub(crate) const ACK_DETAIL: Field = Field::text("detail", "Detail")
     .optional()
     .blank_ok()
     .max(domain::command::MAX_ACK_DETAIL_CHARS);
 
-/// `wait` of the command long poll (a query parameter).
-pub(crate) const WAIT: Field = Field::integer("wait", "Wait").optional();
+/// `wait` of the command long poll (a query parameter), in seconds.
+pub(crate) const WAIT: Field = Field::integer("wait", "Wait").optional().range(0, 60);
+/// `key` of the reset link's page (a query parameter).
+const PAGE_KEY: Field = Field::text("key", "Key").optional().blank_ok();
 
 const LOGIN_FIELDS: &[Field] = &[EMAIL, PASSWORD];
 const CHANGE_PASSWORD_FIELDS: &[Field] = &[OLD_PASSWORD, NEW_PASSWORD];
 const EMAIL_FIELDS: &[Field] = &[EMAIL];
 const KEY_FIELDS: &[Field] = &[KEY];
 const RESET_CONFIRM_FIELDS: &[Field] = &[KEY, NEW_PASSWORD];
-/// The profile as PUT and PATCH see it.
-const PROFILE_FIELDS: &[Field] = &[
-    Field::read_only("email", "Email", FieldType::Email),
-    Field::read_only("email_verified", "Email verified", FieldType::Boolean),
-    Field::read_only(
-        "has_usable_password",
-        "Has usable password",
-        FieldType::Boolean,
-    ),
-    Field::read_only("install_command", "Install command", FieldType::String),
-    Field::read_only("install_token", "Install token", FieldType::String),
-    PROFILE_NAME,
-];
-
-/// The device as PUT and PATCH see it: every field, only two writable.
-const DEVICE_FIELDS: &[Field] = &[
-    Field::read_only("agent_version", "Agent version", FieldType::String),
-    Field::read_only("created_time", "Created time", FieldType::Datetime),
-    DEVICE_DESCRIPTION,
-    Field::read_only("disk_capacity", "Disk capacity", FieldType::Integer),
-    Field::read_only("disk_used", "Disk used", FieldType::Integer),
-    Field::read_only("machine_type", "Machine type", FieldType::String),
-    Field::read_only(
-        "machine_type_display",
-        "Machine type display",
-        FieldType::String,
-    ),
-    DEVICE_NAME,
-    Field::read_only("online", "Online", FieldType::Boolean),
-    Field::read_only("operating_system", "Operating system", FieldType::String),
-    Field::read_only("ports_url", "Ports url", FieldType::Url),
-    Field::read_only("processor_speed", "Processor speed", FieldType::Integer),
-    Field::read_only("ram_capacity", "Ram capacity", FieldType::Integer),
-    Field::read_only("reboot_url", "Reboot url", FieldType::Url),
-    Field::read_only("serial", "Serial", FieldType::String),
-    Field::read_only("uname", "Uname", FieldType::String),
-    Field::read_only("url", "Url", FieldType::Url),
-    Field::read_only("wormhole_slug", "Wormhole slug", FieldType::String),
-];
 const INSTALL_FIELDS: &[Field] = &[INSTALL_TOKEN, DEVICE_NAME, SERIAL, MACHINE_TYPE];
 const HEARTBEAT_FIELDS: &[Field] = &[
     AGENT_VERSION,
@@ -278,22 +308,42 @@ const ACK_FIELDS: &[Field] = &[ACK_STATUS, ACK_DETAIL];
 
 static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
     use Access::{Device, Public, User};
+    use Body::{Empty, Many, One, OneOrPage, Page};
     vec![
         Route {
             pattern: "/agent/commands/",
             name: "Agent Commands",
             description: "Long poll for the device's pending commands: answers as soon as one is\npending, or with an empty list after `wait` seconds (0-60, default 0).",
-            endpoints: vec![endpoint(Method::GET, Device, None, |c| {
-                Box::pin(agent::commands(c))
-            })],
+            endpoints: vec![
+                endpoint(
+                    Method::GET,
+                    Device,
+                    None,
+                    "Wait for the device's commands",
+                    reply(200, One(&COMMAND_LIST)),
+                    |c| Box::pin(agent::commands(c)),
+                )
+                .query(&[WAIT])
+                .fails(&[400]),
+            ],
+            documented: true,
         },
         Route {
             pattern: "/agent/commands/{id}/ack/",
             name: "Agent Command Ack",
             description: "Report the outcome of a command: `done` or `failed`, with an optional detail.",
-            endpoints: vec![endpoint(Method::POST, Device, Some(ACK_FIELDS), |c| {
-                Box::pin(agent::acknowledge(c))
-            })],
+            endpoints: vec![
+                endpoint(
+                    Method::POST,
+                    Device,
+                    Some(ACK_FIELDS),
+                    "Acknowledge a command",
+                    reply(204, Empty),
+                    |c| Box::pin(agent::acknowledge(c)),
+                )
+                .fails(&[404]),
+            ],
+            documented: true,
         },
         Route {
             pattern: "/agent/heartbeat/",
@@ -303,20 +353,36 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
                 Method::POST,
                 Device,
                 Some(HEARTBEAT_FIELDS),
+                "Report the device's facts",
+                reply(200, One(&HEARTBEAT_REPLY)),
                 |c| Box::pin(agent::heartbeat(c)),
             )],
+            documented: true,
         },
         Route {
             pattern: "/auth/",
             name: "Auth Token",
             description: "Log in with e-mail and password to obtain an API token (POST),\nor end the token used for this request (DELETE).",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(LOGIN_FIELDS), |c| {
-                    Box::pin(auth::login(c))
-                })
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(LOGIN_FIELDS),
+                    "Log in: get a new API token",
+                    reply(201, One(&AUTH_TOKEN)),
+                    |c| Box::pin(auth::login(c)),
+                )
                 .throttled(),
-                endpoint(Method::DELETE, User, None, |c| Box::pin(auth::logout(c))),
+                endpoint(
+                    Method::DELETE,
+                    User,
+                    None,
+                    "Log out: end this token",
+                    reply(204, Empty),
+                    |c| Box::pin(auth::logout(c)),
+                ),
             ],
+            documented: true,
         },
         Route {
             pattern: "/change-password/",
@@ -326,119 +392,272 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
                 Method::POST,
                 User,
                 Some(CHANGE_PASSWORD_FIELDS),
+                "Change the password",
+                reply(204, Empty),
                 |c| Box::pin(accounts::change_password(c)),
             )],
+            documented: true,
         },
         Route {
             pattern: "/devices/",
             name: "Device List",
             description: "All devices of the account, oldest first.",
-            endpoints: vec![endpoint(Method::GET, User, None, |c| {
-                Box::pin(devices::list(c))
-            })],
+            endpoints: vec![endpoint(
+                Method::GET,
+                User,
+                None,
+                "List the devices",
+                reply(200, Many(&DEVICE)),
+                |c| Box::pin(devices::list(c)),
+            )],
+            documented: true,
         },
         Route {
             pattern: "/devices/{serial}/",
             name: "Device Detail",
             description: "One device of the account. Its `name` and `description` can be changed;\ndeleting it ends its agent's credential.",
             endpoints: vec![
-                endpoint(Method::GET, User, None, |c| Box::pin(devices::detail(c))),
-                endpoint(Method::PUT, User, Some(DEVICE_FIELDS), |c| {
-                    Box::pin(devices::update(c))
-                }),
-                endpoint(Method::PATCH, User, Some(DEVICE_FIELDS), |c| {
-                    Box::pin(devices::update(c))
-                }),
-                endpoint(Method::DELETE, User, None, |c| Box::pin(devices::delete(c))),
+                endpoint(
+                    Method::GET,
+                    User,
+                    None,
+                    "Show a device",
+                    reply(200, One(&DEVICE)),
+                    |c| Box::pin(devices::detail(c)),
+                )
+                .fails(&[404]),
+                endpoint(
+                    Method::PUT,
+                    User,
+                    Some(DEVICE_FIELDS),
+                    "Replace a device's name and description",
+                    reply(200, One(&DEVICE)),
+                    |c| Box::pin(devices::update(c)),
+                )
+                .fails(&[404]),
+                endpoint(
+                    Method::PATCH,
+                    User,
+                    Some(DEVICE_FIELDS),
+                    "Change a device's name or description",
+                    reply(200, One(&DEVICE)),
+                    |c| Box::pin(devices::update(c)),
+                )
+                .fails(&[404]),
+                endpoint(
+                    Method::DELETE,
+                    User,
+                    None,
+                    "Delete a device",
+                    reply(204, Empty),
+                    |c| Box::pin(devices::delete(c)),
+                )
+                .fails(&[404]),
             ],
+            documented: true,
         },
         Route {
             pattern: "/devices/{serial}/ports/",
             name: "Device Ports",
             description: "The ports the device's agent last reported as listening.",
-            endpoints: vec![endpoint(Method::GET, User, None, |c| {
-                Box::pin(devices::ports(c))
-            })],
+            endpoints: vec![
+                endpoint(
+                    Method::GET,
+                    User,
+                    None,
+                    "List a device's listening ports",
+                    reply(200, Many(&PORT)),
+                    |c| Box::pin(devices::ports(c)),
+                )
+                .fails(&[404]),
+            ],
+            documented: true,
         },
         Route {
             pattern: "/devices/{serial}/reboot/",
             name: "Device Reboot",
             description: "Dispatch a reboot signal to the device. No body needed.",
-            endpoints: vec![endpoint(Method::POST, User, None, |c| {
-                Box::pin(devices::reboot(c))
-            })],
+            endpoints: vec![
+                endpoint(
+                    Method::POST,
+                    User,
+                    None,
+                    "Reboot a device",
+                    reply(202, One(&DETAIL)),
+                    |c| Box::pin(devices::reboot(c)),
+                )
+                .fails(&[404]),
+            ],
+            documented: true,
+        },
+        Route {
+            pattern: "/docs/",
+            name: "Docs",
+            description: "Browsable API documentation (Swagger UI) of /openapi.json.",
+            endpoints: vec![endpoint(
+                Method::GET,
+                Public,
+                None,
+                "Browsable API documentation",
+                reply(200, Page),
+                |c| Box::pin(docs::page(c)),
+            )],
+            documented: false,
+        },
+        Route {
+            pattern: "/docs/{file}",
+            name: "Docs File",
+            description: "A file of the browsable API documentation.",
+            endpoints: vec![endpoint(
+                Method::GET,
+                Public,
+                None,
+                "A file of the documentation",
+                reply(200, Page),
+                |c| Box::pin(docs::file(c)),
+            )],
+            documented: false,
         },
         Route {
             pattern: "/install/",
             name: "Install",
             description: "Enrol a device in the account of an install token; returns its serial and\ndevice token. Installing a serial of the same account again re-keys it.",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(INSTALL_FIELDS), |c| {
-                    Box::pin(agent::install(c))
-                })
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(INSTALL_FIELDS),
+                    "Enrol a device",
+                    reply(201, One(&ENROLMENT)),
+                    |c| Box::pin(agent::install(c)),
+                )
                 .throttled(),
             ],
+            documented: true,
+        },
+        Route {
+            pattern: "/openapi.json",
+            name: "OpenAPI",
+            description: "This API's OpenAPI 3.1 document.",
+            endpoints: vec![endpoint(
+                Method::GET,
+                Public,
+                None,
+                "The OpenAPI document",
+                reply(200, Page),
+                |c| Box::pin(docs::openapi(c)),
+            )],
+            documented: false,
         },
         Route {
             pattern: "/profile/",
             name: "Profile",
             description: "The account's profile. Only `name` can be changed.",
             endpoints: vec![
-                endpoint(Method::GET, User, None, |c| Box::pin(accounts::profile(c))),
-                endpoint(Method::PUT, User, Some(PROFILE_FIELDS), |c| {
-                    Box::pin(accounts::update_profile(c))
-                }),
-                endpoint(Method::PATCH, User, Some(PROFILE_FIELDS), |c| {
-                    Box::pin(accounts::update_profile(c))
-                }),
+                endpoint(
+                    Method::GET,
+                    User,
+                    None,
+                    "Show the profile",
+                    reply(200, One(&PROFILE)),
+                    |c| Box::pin(accounts::profile(c)),
+                ),
+                endpoint(
+                    Method::PUT,
+                    User,
+                    Some(PROFILE_FIELDS),
+                    "Replace the profile's name",
+                    reply(200, One(&PROFILE)),
+                    |c| Box::pin(accounts::update_profile(c)),
+                ),
+                endpoint(
+                    Method::PATCH,
+                    User,
+                    Some(PROFILE_FIELDS),
+                    "Change the profile's name",
+                    reply(200, One(&PROFILE)),
+                    |c| Box::pin(accounts::update_profile(c)),
+                ),
             ],
+            documented: true,
         },
         Route {
             pattern: "/register/",
             name: "Register",
             description: "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
-                    Box::pin(accounts::register(c))
-                })
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(EMAIL_FIELDS),
+                    "Create an account",
+                    reply(201, One(&AUTH_TOKEN)),
+                    |c| Box::pin(accounts::register(c)),
+                )
                 .throttled(),
             ],
+            documented: true,
         },
         Route {
             pattern: "/reset-password/",
             name: "Reset Password",
             description: "Mail a link for setting a new password to the address, if it has an account.",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
-                    Box::pin(password_reset::request(c))
-                })
-                .throttled(),
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(EMAIL_FIELDS),
+                    "Ask for a password reset link",
+                    reply(204, Empty),
+                    |c| Box::pin(password_reset::request(c)),
+                )
+                .throttled()
+                .fails(&[403]),
             ],
+            documented: true,
         },
         Route {
             pattern: "/reset-password/confirm/",
             name: "Reset Password Confirm",
             description: "Set a new password with the key of a reset link (POST), or open the\nlink's page with a form for it (GET with `?key=`).",
             endpoints: vec![
-                endpoint(Method::GET, Public, None, |c| {
-                    Box::pin(password_reset::page(c))
-                }),
-                endpoint(Method::POST, Public, Some(RESET_CONFIRM_FIELDS), |c| {
-                    Box::pin(password_reset::confirm(c))
-                })
+                endpoint(
+                    Method::GET,
+                    Public,
+                    None,
+                    "The reset link's page",
+                    reply(200, Page),
+                    |c| Box::pin(password_reset::page(c)),
+                )
+                .query(&[PAGE_KEY]),
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(RESET_CONFIRM_FIELDS),
+                    "Set a new password with a reset key",
+                    reply(204, Empty),
+                    |c| Box::pin(password_reset::confirm(c)),
+                )
                 .throttled(),
             ],
+            documented: true,
         },
         Route {
             pattern: "/verify-email/",
             name: "Verify Email",
             description: "Verify the account's e-mail address with the key of a verification link.",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(KEY_FIELDS), |c| {
-                    Box::pin(verification::verify(c))
-                })
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(KEY_FIELDS),
+                    "Verify an e-mail address",
+                    reply(200, One(&DETAIL)),
+                    |c| Box::pin(verification::verify(c)),
+                )
                 .throttled(),
             ],
+            documented: true,
         },
         // Before `/verify-email/{key}/`: `resend` is never taken as a key.
         Route {
@@ -446,22 +665,35 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
             name: "Resend Verification Email",
             description: "Mail a fresh verification link to the address, if an unverified account has it.",
             endpoints: vec![
-                endpoint(Method::POST, Public, Some(EMAIL_FIELDS), |c| {
-                    Box::pin(verification::resend(c))
-                })
+                endpoint(
+                    Method::POST,
+                    Public,
+                    Some(EMAIL_FIELDS),
+                    "Mail a new verification link",
+                    reply(204, Empty),
+                    |c| Box::pin(verification::resend(c)),
+                )
                 .throttled(),
             ],
+            documented: true,
         },
         Route {
             pattern: "/verify-email/{key}/",
             name: "Verify Email Link",
             description: "The e-mailed verification link: verifies the address. Browsers get a page.",
             endpoints: vec![
-                endpoint(Method::GET, Public, None, |c| {
-                    Box::pin(verification::verify_link(c))
-                })
-                .throttled(),
+                endpoint(
+                    Method::GET,
+                    Public,
+                    None,
+                    "Open a verification link",
+                    reply(200, OneOrPage(&DETAIL)),
+                    |c| Box::pin(verification::verify_link(c)),
+                )
+                .throttled()
+                .fails(&[400]),
             ],
+            documented: true,
         },
     ]
 });

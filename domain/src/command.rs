@@ -11,8 +11,11 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every code.
+    pub const CODES: [&'static str; 1] = [Self::Reboot.code()];
+
     /// The code sent and stored.
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             Self::Reboot => "reboot",
         }
@@ -48,8 +51,11 @@ impl CommandStatus {
     /// Every status.
     pub const ALL: [CommandStatus; 2] = [CommandStatus::Done, CommandStatus::Failed];
 
+    /// Every code, in [`CommandStatus::ALL`] order.
+    pub const CODES: [&'static str; 2] = [Self::Done.code(), Self::Failed.code()];
+
     /// The code sent and stored: `done` or `failed`.
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             Self::Done => "done",
             Self::Failed => "failed",

@@ -1,7 +1,7 @@
 //! Machine types: the code stored and sent, and its human-readable name.
 
 /// Every machine type devmgr knows: `(code, display name)`. `unknown` is the default.
-const TABLE: &[(&str, &str)] = &[
+const TABLE: [(&str, &str); 16] = [
     ("unknown", "Unknown"),
     ("rpi_zero", "Raspberry Pi Zero"),
     ("rpi_zero_w", "Raspberry Pi Zero W"),
@@ -20,6 +20,20 @@ const TABLE: &[(&str, &str)] = &[
     ("armv7", "Generic ARMv7 board"),
 ];
 
+/// One column of the table, at compile time.
+const fn column<const N: usize>(
+    table: &[(&'static str, &'static str); N],
+    second: bool,
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if second { table[i].1 } else { table[i].0 };
+        i += 1;
+    }
+    out
+}
+
 /// A known machine type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MachineType(&'static str, &'static str);
@@ -27,6 +41,12 @@ pub struct MachineType(&'static str, &'static str);
 impl MachineType {
     /// The default for a device whose hardware is not known yet.
     pub const UNKNOWN: MachineType = MachineType("unknown", "Unknown");
+
+    /// Every code, in table order.
+    pub const CODES: [&'static str; TABLE.len()] = column(&TABLE, false);
+
+    /// Every display name, in table order.
+    pub const DISPLAY_NAMES: [&'static str; TABLE.len()] = column(&TABLE, true);
 
     /// Looks a code up in the table.
     pub fn from_code(code: &str) -> Option<Self> {

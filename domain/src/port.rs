@@ -15,8 +15,11 @@ impl Protocol {
     /// Every protocol, by code.
     pub const ALL: [Protocol; 2] = [Protocol::Tcp, Protocol::Udp];
 
+    /// Every code, in [`Protocol::ALL`] order.
+    pub const CODES: [&'static str; 2] = [Self::Tcp.code(), Self::Udp.code()];
+
     /// The code sent and stored: `tcp` or `udp`.
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             Self::Tcp => "tcp",
             Self::Udp => "udp",

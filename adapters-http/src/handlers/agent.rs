@@ -21,16 +21,8 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// The longest long poll, in seconds.
-const MAX_WAIT_SECS: i64 = 60;
-
-fn machine_type_codes() -> Vec<&'static str> {
-    MachineType::all().map(MachineType::code).collect()
-}
-
 fn read_machine_type(form: &mut Form) -> Option<MachineType> {
-    form.choice(&MACHINE_TYPE, &machine_type_codes())
-        .and_then(MachineType::from_code)
+    form.choice(&MACHINE_TYPE).and_then(MachineType::from_code)
 }
 
 fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
@@ -82,10 +74,8 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 
 /// One item of a heartbeat's `ports`.
 fn read_port(form: &mut Form) -> Option<Port> {
-    let number = form.integer(&PORT_NUMBER, 1..=65535, false).flatten();
-    let protocol = form
-        .choice(&PORT_PROTOCOL, &Protocol::ALL.map(Protocol::code))
-        .and_then(Protocol::from_code);
+    let number = form.integer(&PORT_NUMBER).flatten();
+    let protocol = form.choice(&PORT_PROTOCOL).and_then(Protocol::from_code);
     let name = form.text(&PORT_NAME);
     let number = u16::try_from(number?).ok()?;
     if form.has_errors() {
@@ -102,12 +92,10 @@ pub async fn heartbeat(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         operating_system: form.text(&OPERATING_SYSTEM),
         uname: form.text(&UNAME),
         machine_type: read_machine_type(&mut form),
-        disk_capacity: form.integer(&DISK_CAPACITY, 0..=i64::MAX, true),
-        disk_used: form.integer(&DISK_USED, 0..=i64::MAX, true),
-        ram_capacity: form.integer(&RAM_CAPACITY, 0..=i64::MAX, false).flatten(),
-        processor_speed: form
-            .integer(&PROCESSOR_SPEED, 0..=i64::MAX, false)
-            .flatten(),
+        disk_capacity: form.integer(&DISK_CAPACITY),
+        disk_used: form.integer(&DISK_USED),
+        ram_capacity: form.integer(&RAM_CAPACITY).flatten(),
+        processor_speed: form.integer(&PROCESSOR_SPEED).flatten(),
         ports: form.objects(&PORTS, read_port),
     };
     form.finish()?;
@@ -128,10 +116,15 @@ fn wait_parameter(ctx: &Ctx) -> Result<Duration, ApiError> {
         .unwrap_or_default();
     let mut params = Map::new();
     if let Some(wait) = query.get(WAIT.name) {
-        params.insert(WAIT.name.to_owned(), Value::String(wait.clone()));
+        // A query string is text: a whole number in it counts as a number.
+        let value = wait
+            .trim()
+            .parse::<i64>()
+            .map_or_else(|_| Value::String(wait.clone()), Value::from);
+        params.insert(WAIT.name.to_owned(), value);
     }
     let mut form = Form::new(params);
-    let seconds = form.integer(&WAIT, 0..=MAX_WAIT_SECS, false).flatten();
+    let seconds = form.integer(&WAIT).flatten();
     form.finish()?;
     Ok(Duration::from_secs(
         seconds.unwrap_or(0).try_into().unwrap_or(0),
@@ -163,9 +156,7 @@ pub async fn acknowledge(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         .cloned()
         .ok_or(ApiError::NotFound)?;
     let mut form = ctx.form();
-    let status = form
-        .choice(&ACK_STATUS, &CommandStatus::ALL.map(CommandStatus::code))
-        .and_then(CommandStatus::from_code);
+    let status = form.choice(&ACK_STATUS).and_then(CommandStatus::from_code);
     let detail = form.text(&ACK_DETAIL);
     form.finish()?;
     let outcome = CommandOutcome {

@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod agent;
 pub mod auth;
 pub mod devices;
+pub mod docs;
 pub mod password_reset;
 pub mod verification;
 

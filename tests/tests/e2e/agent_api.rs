@@ -462,28 +462,29 @@ fn null_disk_values_mean_unknown_and_strings_may_be_blanked() {
 }
 
 #[test]
-fn integers_may_be_sent_as_strings_of_digits() {
+fn integers_sent_as_text_are_refused_as_the_schema_says() {
     let (server, alice, agent) = setup();
-    heartbeat(
+    let reply = heartbeat_call(
         &server,
         &agent.token,
         &json!({
             "disk_capacity": "31914983424",
-            "disk_used": "0",
-            "ram_capacity": "4096",
-            "processor_speed": "1800",
+            "ram_capacity": 4096.0,
             "ports": [{"port": "8080", "protocol": "tcp", "name": "http"}],
         }),
     );
-    let device = device_detail(&server, &alice.token, &agent.serial);
-    assert_eq!(device["disk_capacity"], 31_914_983_424_u64);
-    assert_eq!(device["disk_used"], 0);
-    assert_eq!(device["ram_capacity"], 4096);
-    assert_eq!(device["processor_speed"], 1800);
+    reply.expect_status(400);
     assert_eq!(
-        device_ports(&server, &alice.token, &agent.serial),
-        json!([{"port": 8080, "protocol": "tcp", "name": "http"}])
+        reply.json(),
+        json!({
+            "disk_capacity": ["A valid integer is required."],
+            "ports": [{"port": ["A valid integer is required."]}],
+        }),
+        "{reply}"
     );
+    let device = device_detail(&server, &alice.token, &agent.serial);
+    assert_eq!(device["disk_capacity"], Value::Null);
+    assert_eq!(device["ram_capacity"], 0);
 }
 
 #[test]

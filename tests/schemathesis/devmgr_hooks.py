@@ -1,0 +1,183 @@
+"""Schemathesis hooks for devmgr: real credentials and real secrets.
+
+The Rust test `tests/tests/e2e/schemathesis.rs` starts `devmgr serve` with a
+mail directory, makes the accounts and keys below, and passes them in the
+environment. These hooks only supply what no schema can: who the caller is
+and the secrets the server handed out. Every generated request is still sent,
+and every check judges every answer.
+
+Credentials:
+
+- operations secured by `Token` get the run's token, except `DELETE /auth/`,
+  which ends the token it is sent with: it gets a fresh one from `POST /auth/`
+  each time, so the rest of the run keeps its token;
+- operations secured by `Device` get a device token from `POST /install/`
+  with the run's install token and serial (re-keying the device, or enrolling
+  it again if a generated `DELETE /devices/{serial}/` removed it);
+- public operations get the run's token every other call, so the answers that
+  depend on being signed in (403 from `/reset-password/`) are exercised too.
+
+Secrets, in positive cases only (a schema-valid request must succeed, so it
+has to carry a secret that exists; negative cases keep their generated
+values): the current password on log-in and password change, the install
+token on enrolment, a verification key, a fresh reset key, and a new password
+that passes the password rules (commonness and similarity to the e-mail are
+rules no schema can state). A registration gets a unique e-mail address,
+since the same address cannot register twice.
+
+A long poll (`GET /agent/commands/`) finds a reboot queued for its device, so
+it answers at once instead of after `wait` seconds (up to 60).
+"""
+
+import itertools
+import os
+import pathlib
+import re
+import secrets
+import time
+
+import requests
+import schemathesis
+
+BASE = os.environ["DEVMGR_URL"]
+EMAIL = os.environ["DEVMGR_EMAIL"]
+INSTALL_TOKEN = os.environ["DEVMGR_INSTALL_TOKEN"]
+SERIAL = os.environ["DEVMGR_SERIAL"]
+VERIFY_KEY = os.environ["DEVMGR_VERIFY_KEY"]
+RESET_EMAIL = os.environ["DEVMGR_RESET_EMAIL"]
+MAIL_DIR = pathlib.Path(os.environ["DEVMGR_MAIL_DIR"])
+TIMEOUT = 30
+
+# The run's password changes when a generated password change succeeds.
+_password = os.environ["DEVMGR_PASSWORD"]
+_helper_token = None
+_public_calls = itertools.count()
+_registrations = itertools.count()
+
+
+def _log_in() -> str:
+    response = requests.post(
+        f"{BASE}/auth/", json={"email": EMAIL, "password": _password}, timeout=TIMEOUT
+    )
+    response.raise_for_status()
+    return response.json()["token"]
+
+
+def _helper() -> str:
+    """A token of the hooks' own, never sent by a generated request."""
+    global _helper_token
+    _helper_token = _helper_token or _log_in()
+    return _helper_token
+
+
+def _device_token() -> str:
+    response = requests.post(
+        f"{BASE}/install/",
+        json={"install_token": INSTALL_TOKEN, "name": "schemathesis", "serial": SERIAL},
+        timeout=TIMEOUT,
+    )
+    response.raise_for_status()
+    return response.json()["device_token"]
+
+
+def _strong_password() -> str:
+    return "Zq7-" + secrets.token_urlsafe(18)
+
+
+def _mails() -> set:
+    """The delivered mails (a mail being written is a hidden temporary file)."""
+    return {path for path in MAIL_DIR.iterdir() if path.suffix == ".eml"}
+
+
+def _reset_key() -> str:
+    """Asks for a reset link for the reset account and reads its key from the mail."""
+    seen = _mails()
+    requests.post(
+        f"{BASE}/reset-password/", json={"email": RESET_EMAIL}, timeout=TIMEOUT
+    ).raise_for_status()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for path in sorted(_mails() - seen):
+            text = path.read_text(errors="replace")
+            match = re.search(r"/reset-password/confirm/\?key=([A-Za-z0-9_-]+)", text)
+            if match and f"To: {RESET_EMAIL}" in text:
+                return match.group(1)
+        time.sleep(0.05)
+    raise RuntimeError("no reset mail arrived within 10 s")
+
+
+def _security(case) -> list:
+    return case.operation.definition.raw.get("security", [])
+
+
+def _is_positive(case) -> bool:
+    meta = case.meta
+    return meta is not None and meta.generation.mode.is_positive
+
+
+@schemathesis.auth()
+class DevmgrAuth:
+    """The run's token, fetched once; device tokens per call."""
+
+    def get(self, case, ctx):
+        return _log_in()
+
+    def set(self, case, token, ctx):
+        security = _security(case)
+        schemes = {name for requirement in security for name in requirement}
+        if "Device" in schemes:
+            case.headers["Authorization"] = f"Device {_device_token()}"
+        elif case.method == "DELETE" and case.path == "/auth/":
+            case.headers["Authorization"] = f"Token {_log_in()}"
+        elif {} in security:
+            if next(_public_calls) % 2 == 0:
+                case.headers["Authorization"] = f"Token {token}"
+        elif "Token" in schemes:
+            case.headers["Authorization"] = f"Token {token}"
+
+
+def _plant_secrets(case) -> None:
+    operation = f"{case.method} {case.path}"
+    if operation == "GET /verify-email/{key}/":
+        case.path_parameters["key"] = VERIFY_KEY
+        return
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if operation == "POST /auth/":
+        body.update(email=EMAIL, password=_password)
+    elif operation == "POST /change-password/":
+        body.update(old_password=_password, new_password=_strong_password())
+    elif operation == "POST /install/":
+        body["install_token"] = INSTALL_TOKEN
+    elif operation == "POST /verify-email/":
+        body["key"] = VERIFY_KEY
+    elif operation == "POST /reset-password/confirm/":
+        body.update(key=_reset_key(), new_password=_strong_password())
+    elif operation == "POST /register/" and isinstance(body.get("email"), str):
+        address = f"st{next(_registrations)}-{body['email']}"
+        body["email"] = address if len(address) <= 254 else f"st{next(_registrations)}@example.com"
+
+
+@schemathesis.hook
+def before_call(ctx, case, **kwargs):
+    if _is_positive(case):
+        _plant_secrets(case)
+    if case.method == "GET" and case.path == "/agent/commands/":
+        requests.post(
+            f"{BASE}/devices/{SERIAL}/reboot/",
+            headers={"Authorization": f"Token {_helper()}"},
+            timeout=TIMEOUT,
+        ).raise_for_status()
+
+
+@schemathesis.hook
+def after_call(ctx, case, response):
+    global _password
+    if (
+        case.method == "POST"
+        and case.path == "/change-password/"
+        and response.status_code == 204
+        and isinstance(case.body, dict)
+    ):
+        _password = case.body["new_password"]
