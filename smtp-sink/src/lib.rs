@@ -27,7 +27,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -137,7 +137,7 @@ impl SmtpSink {
         let log =
             File::create(dir.path().join("sink.log")).expect("smtp-sink: cannot create sink.log");
 
-        let mut command = Command::new("python3");
+        let mut command = python.command();
         command
             .arg("-u")
             .arg(&script)
@@ -148,9 +148,6 @@ impl SmtpSink {
             .stderr(log)
             .env_remove("SINK_USER")
             .env_remove("SINK_PASSWORD");
-        if let Some(pythonpath) = &python.pythonpath {
-            command.env("PYTHONPATH", pythonpath);
-        }
         if let Some((user, password)) = &credentials {
             command
                 .env("SINK_USER", user)

@@ -9,6 +9,7 @@ mod support;
 
 mod agent_api;
 mod agent_process;
+mod api_description;
 mod auth;
 mod cli;
 mod concurrency;
@@ -20,6 +21,7 @@ mod password;
 mod password_reset;
 mod profile;
 mod register;
+mod schemathesis;
 mod setup;
 mod throttling;
 mod verification;
