@@ -243,7 +243,11 @@ pub fn free_port() -> u16 {
     for _ in 0..span {
         let offset = (start + NEXT.fetch_add(1, Ordering::Relaxed)) % span;
         let port = CHOSEN_PORTS.start + u16::try_from(offset).unwrap_or(0);
-        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+        // Free to bind here, and nothing answers on it either (a service of
+        // the machine may listen on another address with the same port).
+        if TcpListener::bind(("127.0.0.1", port)).is_ok()
+            && std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+        {
             return port;
         }
     }
