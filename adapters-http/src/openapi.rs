@@ -47,7 +47,8 @@ pub fn document_json() -> &'static str {
 pub fn document() -> OpenApi {
     let mut paths = PathsBuilder::new();
     for route in routes::all().iter().filter(|r| r.documented) {
-        paths = paths.path(openapi_path(route.pattern), path_item(route));
+        // Our patterns already use OpenAPI's `{param}` syntax.
+        paths = paths.path(route.pattern, path_item(route));
     }
     OpenApiBuilder::new()
         .info(
@@ -92,11 +93,6 @@ Users authenticate with `Authorization: Token <token>` (from `POST /auth/` or \
 (from `POST /install/`). Errors are Django REST Framework style: \
 `{\"detail\": \"…\"}`, or a map of field names to lists of messages. \
 `OPTIONS` on any path describes its methods and body fields.";
-
-/// Our patterns already use OpenAPI's `{param}` syntax.
-fn openapi_path(pattern: &str) -> String {
-    pattern.to_owned()
-}
 
 fn path_item(route: &Route) -> PathItem {
     let mut item: Option<PathItem> = None;
