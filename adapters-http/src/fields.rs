@@ -289,6 +289,7 @@ impl Form {
             self.error(field.name, "This field may not be blank.");
             return None;
         }
+        let mut valid = true;
         if let Some(max) = field.max_length
             && value.chars().count() > max
         {
@@ -296,11 +297,15 @@ impl Form {
                 field.name,
                 format!("Ensure this field has no more than {max} characters."),
             );
-            if field.kind != FieldType::Email {
-                return None;
-            }
+            // An address gets its format checked too, as DRF's EmailField does.
+            valid = field.kind == FieldType::Email;
         }
-        Some(value)
+        // No database stores NUL in text, and DRF refuses it alike.
+        if value.contains('\0') {
+            self.error(field.name, "Null characters are not allowed.");
+            valid = false;
+        }
+        valid.then_some(value)
     }
 
     /// Sets a field's whole error value (a list of per-item errors, say).
@@ -536,6 +541,25 @@ mod tests {
                 "c": ["This field may not be blank."],
                 "name": ["Ensure this field has no more than 3 characters."],
                 "missing": ["This field is required."],
+            })
+        );
+    }
+
+    #[test]
+    fn null_characters_are_refused_besides_other_errors() {
+        let mut f = form(json!({"name": "a\0", "long": "ab\0", "p": "\0"}));
+        assert_eq!(f.text(&NAME), None);
+        assert_eq!(f.text(&Field::text("long", "Long").max(2)), None);
+        assert_eq!(f.text(&Field::password("p", "P")), None);
+        assert_eq!(
+            errors(f),
+            json!({
+                "name": ["Null characters are not allowed."],
+                "long": [
+                    "Ensure this field has no more than 2 characters.",
+                    "Null characters are not allowed.",
+                ],
+                "p": ["Null characters are not allowed."],
             })
         );
     }

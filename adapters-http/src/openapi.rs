@@ -26,10 +26,13 @@ use utoipa::openapi::{
 /// A §1 timestamp: UTC, to the second, no zone.
 const TIMESTAMP_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$";
 
-/// Text that is not only white space: one character outside Unicode's
-/// White_Space set (what the server trims), spelled out because regex
-/// dialects disagree on `\s`.
-const NOT_BLANK_PATTERN: &str = "[^\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+/// Text with no NUL character (the server refuses it, as DRF does).
+const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
+
+/// Text with no NUL that is not only white space: one character outside
+/// Unicode's White_Space set (what the server trims), spelled out because
+/// regex dialects disagree on `\s`.
+const NOT_BLANK_PATTERN: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000]*$";
 
 const VALIDATION_ERROR: &str = "ValidationError";
 
@@ -167,7 +170,7 @@ fn operation(route: &Route, endpoint: &Endpoint) -> utoipa::openapi::path::Opera
                 } else {
                     Required::False
                 })
-                .schema(Some(field_schema(field, Direction::Request))),
+                .schema(Some(field_schema(field, Direction::Query))),
         );
     }
     if let Some(fields) = endpoint.fields {
@@ -225,6 +228,8 @@ fn path_parameter_schema(name: &str) -> Schema {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Direction {
     Request,
+    /// A query parameter: read as sent, never stored.
+    Query,
     Response,
 }
 
@@ -276,7 +281,7 @@ fn field_schema(field: &Field, direction: Direction) -> Schema {
     if field.kind == FieldType::List {
         let children = field.children.unwrap_or_default();
         let item = match direction {
-            Direction::Request => request_schema(children, false),
+            Direction::Request | Direction::Query => request_schema(children, false),
             Direction::Response => object_of(children, direction),
         };
         return ArrayBuilder::new()
@@ -323,10 +328,15 @@ fn field_schema(field: &Field, direction: Direction) -> Schema {
     if text && field.choices.is_empty() && !field.read_only {
         schema = schema.max_length(field.max_length);
         let free_text = field.kind == FieldType::String;
-        if free_text && !field.allow_blank && direction == Direction::Request {
-            schema = schema.min_length(Some(1));
-            if field.trim {
-                schema = schema.pattern(Some(NOT_BLANK_PATTERN));
+        if free_text && direction == Direction::Request {
+            if field.allow_blank {
+                schema = schema.pattern(Some(NO_NUL_PATTERN));
+            } else {
+                schema = schema.min_length(Some(1)).pattern(Some(if field.trim {
+                    NOT_BLANK_PATTERN
+                } else {
+                    NO_NUL_PATTERN
+                }));
             }
         }
     }

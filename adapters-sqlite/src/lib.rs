@@ -8,7 +8,6 @@
 //! of failing half-way.
 
 mod accounts;
-mod command_signals;
 mod commands;
 mod devices;
 mod keys;

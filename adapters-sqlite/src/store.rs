@@ -1,7 +1,7 @@
 //! The connection pool, its per-connection settings, and migrations.
 
-use crate::command_signals::CommandSignals;
 use application::StoreError;
+use command_signals::CommandSignals;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;

@@ -1,25 +1,45 @@
-//! The SQLite repositories against a real database file.
+//! What only SQLite has: the file itself (no secret in plain text, the rows
+//! as stored), migrations, and two processes writing one file at once.
+//!
+//! Everything the ports show is in the repository contract
+//! (`store-contract/tests/contract`), run against every adapter.
 
 use adapters_sqlite::SqliteStore;
 use application::mail::Email;
 use application::ports::{
-    AccountRepository, CommandRepository, CreateAccountError, CreateDeviceError, DeviceRepository,
-    EmailKeyRepository, KeyPurpose, MailedKey, NewAccount, NewEmailKey, TokenRepository,
+    AccountRepository, CommandRepository, DeviceRepository, KeyPurpose, MailedKey, NewAccount,
+    NewEmailKey, TokenRepository,
 };
 use chrono::{Duration, TimeZone, Utc};
 use domain::secret::SecretHash;
-use domain::{AccountId, Device, DeviceFacts, EmailAddress, MachineType, Serial, Timestamp};
-use std::path::Path;
+use domain::{
+    AccountId, CommandOutcome, CommandStatus, Device, DeviceFacts, EmailAddress, MachineType,
+    Serial, Timestamp,
+};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn t0() -> Timestamp {
     Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
 }
 
-fn open(path: &Path) -> SqliteStore {
-    let store = SqliteStore::open(path).unwrap();
+/// A fresh database file, migrated.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    store: SqliteStore,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.sqlite");
+    let store = SqliteStore::open(&path).unwrap();
     store.migrate().unwrap();
-    store
+    Fixture {
+        _dir: dir,
+        path,
+        store,
+    }
 }
 
 fn new_account(email: &str, token: Option<&str>) -> NewAccount {
@@ -71,195 +91,145 @@ fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
     }
 }
 
+// --- Secrets in the file ----------------------------------------------------------
+
+/// The file part of the former `tokens_are_stored_only_as_hashes_and_revoked_one_by_one`
+/// (revocation is in the contract: `tokens_are_revoked_one_by_one`).
 #[tokio::test]
-async fn accounts_are_unique_ignoring_case_and_created_with_their_token() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir.path().join("db.sqlite"));
-    let account = AccountRepository::create(&store, new_account("Ann@Example.com", Some("tok-1")))
-        .await
-        .unwrap();
-    assert_eq!(account.email.as_str(), "Ann@example.com");
-
-    let duplicate =
-        AccountRepository::create(&store, new_account("ANN@example.COM", Some("tok-2"))).await;
-    assert!(matches!(duplicate, Err(CreateAccountError::DuplicateEmail)));
-    // The failed creation left nothing behind: its token does not exist.
-    assert!(
-        store
-            .account_for(&SecretHash::of("tok-2"))
-            .await
-            .unwrap()
-            .is_none()
-    );
-
-    let found = store
-        .find_by_email(&EmailAddress::parse("ann@EXAMPLE.com").unwrap())
-        .await
-        .unwrap();
-    assert_eq!(found, Some(account.clone()));
-    let by_token = store.account_for(&SecretHash::of("tok-1")).await.unwrap();
-    assert_eq!(by_token, Some(account));
-}
-
-#[tokio::test]
-async fn tokens_are_stored_only_as_hashes_and_revoked_one_by_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    let store = open(&path);
+async fn tokens_are_stored_only_as_hashes() {
+    let f = fixture();
     let account =
-        AccountRepository::create(&store, new_account("a@example.com", Some("first-token")))
+        AccountRepository::create(&f.store, new_account("a@example.com", Some("first-token")))
             .await
             .unwrap();
-    store
+    f.store
         .issue(account.id, &SecretHash::of("second-token"), t0())
         .await
         .unwrap();
-    store.revoke(&SecretHash::of("first-token")).await.unwrap();
-    assert!(
-        store
-            .account_for(&SecretHash::of("first-token"))
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        store
-            .account_for(&SecretHash::of("second-token"))
-            .await
-            .unwrap()
-            .is_some()
-    );
+    f.store
+        .revoke(&SecretHash::of("first-token"))
+        .await
+        .unwrap();
 
-    let raw = std::fs::read(&path).unwrap();
-    let wal = std::fs::read(path.with_extension("sqlite-wal")).unwrap_or_default();
+    let raw = std::fs::read(&f.path).unwrap();
+    let wal = std::fs::read(f.path.with_extension("sqlite-wal")).unwrap_or_default();
     for bytes in [raw, wal] {
         let text = String::from_utf8_lossy(&bytes);
-        assert!(
-            !text.contains("second-token"),
-            "a token is stored in plain text"
-        );
+        for token in ["first-token", "second-token"] {
+            assert!(!text.contains(token), "{token} is stored in plain text");
+        }
     }
 }
 
-#[tokio::test]
-async fn names_passwords_and_keys_are_updated() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir.path().join("db.sqlite"));
-    let account = AccountRepository::create(&store, new_account("a@example.com", None))
+// --- Command outcomes, as stored ----------------------------------------------------
+
+/// The stored outcome of a command, read straight from the file.
+fn stored_outcome(path: &Path, id: &str) -> (Option<String>, Option<String>) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row(
+        "SELECT status, detail FROM device_commands WHERE id = ?1",
+        [id],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .unwrap()
+}
+
+fn outcome(status: CommandStatus, detail: &str) -> CommandOutcome {
+    CommandOutcome {
+        status,
+        detail: detail.into(),
+    }
+}
+
+/// Creates ann and, for each `(serial_byte, id)`, her device of that serial
+/// byte with the reboot `id` queued at [`t0`]; returns the serials.
+async fn devices_with_reboots(store: &SqliteStore, reboots: &[(u8, &str)]) -> Vec<Serial> {
+    let ann = AccountRepository::create(store, new_account("ann@example.com", None))
         .await
         .unwrap();
-    let renamed = store.update_name(account.id, "Ada Lovelace").await.unwrap();
-    assert_eq!(renamed.name, "Ada Lovelace");
-    store
-        .set_password(account.id, "$argon2id$new")
-        .await
-        .unwrap();
-    let reread = store.find_by_email(&account.email).await.unwrap().unwrap();
-    assert_eq!(reread.password_hash.as_deref(), Some("$argon2id$new"));
-    assert!(
-        store
-            .verify_email(&SecretHash::of("key-a@example.com"), t0())
+    let mut serials = Vec::new();
+    for &(serial_byte, id) in reboots {
+        let made = device(ann.id, serial_byte, t0());
+        DeviceRepository::create(store, &made).await.unwrap();
+        let queued = store
+            .queue_reboot(&made.serial, id, t0(), t0() - Duration::minutes(10))
             .await
-            .unwrap()
-    );
+            .unwrap();
+        assert!(queued, "set-up: the reboot {id} was not queued");
+        serials.push(made.serial);
+    }
+    serials
 }
 
+/// The file part of `an_acknowledgement_is_recorded_once_for_the_devices_own_command`
+/// (which acknowledgements are accepted is in the contract).
 #[tokio::test]
-async fn devices_are_listed_in_order_and_foreign_ones_are_invisible() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir.path().join("db.sqlite"));
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
+async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
+    let f = fixture();
+    let serials = devices_with_reboots(&f.store, &[(1, "c1"), (2, "c-other")]).await;
+    let (pi, other) = (&serials[0], &serials[1]);
+    let handed = f
+        .store
+        .take_pending(pi, t0(), t0() - Duration::minutes(10))
         .await
         .unwrap();
-    let bob = AccountRepository::create(&store, new_account("bob@example.com", None))
-        .await
-        .unwrap();
-    let later = device(ann.id, 1, t0() + Duration::seconds(5));
-    let first_b = device(ann.id, 9, t0());
-    let first_a = device(ann.id, 2, t0());
-    for d in [&later, &first_b, &first_a] {
-        DeviceRepository::create(&store, d).await.unwrap();
-    }
-    let bobs = device(bob.id, 3, t0());
-    DeviceRepository::create(&store, &bobs).await.unwrap();
+    assert_eq!(handed.len(), 1, "set-up: c1 was not handed out");
+    assert_eq!(stored_outcome(&f.path, "c1"), (None, None));
 
-    let listed = store.list_for(ann.id).await.unwrap();
-    let mut expected = vec![first_a.clone(), first_b.clone()];
-    expected.sort_by(|a, b| a.serial.cmp(&b.serial));
-    expected.push(later.clone());
-    assert_eq!(listed, expected);
-
+    let at = t0() + Duration::minutes(1);
+    let done = outcome(CommandStatus::Done, "rebooted");
+    f.store.acknowledge(pi, "c1", &done, at).await.unwrap();
     assert_eq!(
-        store.find_for(ann.id, &later.serial).await.unwrap(),
-        Some(later.clone())
+        stored_outcome(&f.path, "c1"),
+        (Some("done".into()), Some("rebooted".into()))
     );
-    assert_eq!(store.find_for(ann.id, &bobs.serial).await.unwrap(), None);
 
-    let again = DeviceRepository::create(&store, &device(bob.id, 1, t0())).await;
-    assert!(matches!(again, Err(CreateDeviceError::DuplicateSerial)));
-}
-
-/// A fresh database with one account and one device, for command tests.
-async fn store_with_device(serial_byte: u8) -> (tempfile::TempDir, SqliteStore, Device) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir.path().join("db.sqlite"));
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
+    // A second acknowledgement does not overwrite the first.
+    let again = outcome(CommandStatus::Failed, "again");
+    f.store
+        .acknowledge(pi, "c1", &again, at + Duration::minutes(1))
         .await
         .unwrap();
-    let pi = device(ann.id, serial_byte, t0());
-    DeviceRepository::create(&store, &pi).await.unwrap();
-    (dir, store, pi)
+    assert_eq!(
+        stored_outcome(&f.path, "c1"),
+        (Some("done".into()), Some("rebooted".into()))
+    );
+
+    // Neither does another device's.
+    let not_mine = outcome(CommandStatus::Failed, "not mine");
+    f.store
+        .acknowledge(pi, "c-other", &not_mine, at)
+        .await
+        .unwrap();
+    assert_eq!(stored_outcome(&f.path, "c-other"), (None, None));
+    f.store
+        .acknowledge(other, "c1", &not_mine, at)
+        .await
+        .unwrap();
+    assert_eq!(
+        stored_outcome(&f.path, "c1"),
+        (Some("done".into()), Some("rebooted".into()))
+    );
 }
 
+/// The file part of `an_acknowledged_command_is_not_handed_out_later`: a
+/// command acknowledged before it was handed out keeps its outcome.
 #[tokio::test]
-async fn a_pending_reboot_is_queued_once_until_it_lapses() {
-    let (_dir, store, pi) = store_with_device(4).await;
-    let lapse = Duration::minutes(10);
-
-    assert!(
-        store
-            .queue_reboot(&pi.serial, "c1", t0(), t0() - lapse)
-            .await
-            .unwrap()
-    );
-    let soon = t0() + Duration::minutes(3);
-    assert!(
-        !store
-            .queue_reboot(&pi.serial, "c2", soon, soon - lapse)
-            .await
-            .unwrap()
-    );
-    let late = t0() + Duration::minutes(11);
-    assert!(
-        store
-            .queue_reboot(&pi.serial, "c3", late, late - lapse)
-            .await
-            .unwrap()
+async fn an_acknowledgement_before_hand_out_is_stored() {
+    let f = fixture();
+    let serials = devices_with_reboots(&f.store, &[(1, "c1")]).await;
+    let failed = outcome(CommandStatus::Failed, "no permission");
+    f.store
+        .acknowledge(&serials[0], "c1", &failed, t0())
+        .await
+        .unwrap();
+    assert_eq!(
+        stored_outcome(&f.path, "c1"),
+        (Some("failed".into()), Some("no permission".into()))
     );
 }
 
-#[tokio::test]
-async fn concurrent_reboots_queue_one_command() {
-    let (_dir, store, pi) = store_with_device(5).await;
-    let attempts = (0..16).map(|i| {
-        let (store, serial) = (store.clone(), pi.serial.clone());
-        tokio::spawn(async move {
-            store
-                .queue_reboot(
-                    &serial,
-                    &format!("c{i}"),
-                    t0(),
-                    t0() - Duration::minutes(10),
-                )
-                .await
-        })
-    });
-    let mut queued = 0;
-    for attempt in attempts {
-        queued += usize::from(attempt.await.unwrap().unwrap());
-    }
-    assert_eq!(queued, 1);
-}
+// --- Migrations -----------------------------------------------------------------------
 
 #[test]
 fn migrating_twice_is_harmless() {
@@ -269,6 +239,8 @@ fn migrating_twice_is_harmless() {
     assert!(version >= 1);
     assert_eq!(store.migrate().unwrap(), version);
 }
+
+// --- Two processes, one file ------------------------------------------------------------
 
 const WRITER_ENV: &str = "DEVMGR_TEST_WRITER";
 const WRITES_PER_PROCESS: usize = 60;

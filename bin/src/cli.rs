@@ -11,7 +11,8 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8000";
 #[derive(Debug, Parser)]
 #[command(name = "devmgr", version, about, propagate_version = true)]
 pub struct Cli {
-    /// Database to use: `sqlite://relative/path.db` or `sqlite:///absolute/path.db`.
+    /// Database to use: `sqlite://relative/path.db`, `sqlite:///absolute/path.db`, or
+    /// `postgres://user[:password]@host[:port]/database` (shared by several instances).
     #[arg(
         long,
         global = true,

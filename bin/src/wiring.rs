@@ -2,11 +2,23 @@
 
 use crate::CommandError;
 use crate::database_url::DatabaseUrl;
+use adapters_postgres::PgStore;
 use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
-use application::ports::Mailer;
+use application::ports::{
+    AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
+    LoginAttemptRepository, Mailer, Outbox, TokenRepository,
+};
 use application::{DevMgr, Ports, Settings};
 use std::sync::Arc;
+
+/// The database of the URL, with the adapter that speaks to it.
+pub enum Store {
+    /// An embedded SQLite file.
+    Sqlite(SqliteStore),
+    /// A PostgreSQL database, possibly shared by several instances.
+    Postgres(PgStore),
+}
 
 /// Runs start-up work that blocks (file I/O, SQLite, a first Argon2 hash) on
 /// the blocking pool, never on an async worker.
@@ -19,40 +31,66 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Opens and migrates the database named by the URL; returns the schema version.
-pub async fn open_store(database_url: &str) -> Result<(SqliteStore, i32), CommandError> {
-    let DatabaseUrl::Sqlite(path) = DatabaseUrl::parse(database_url).map_err(CommandError)?;
-    blocking(move || {
-        let store = SqliteStore::open(&path).map_err(CommandError::from_display)?;
-        let version = store.migrate().map_err(CommandError::from_display)?;
-        Ok((store, version))
-    })
-    .await
+pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError> {
+    match DatabaseUrl::parse(database_url).map_err(CommandError)? {
+        DatabaseUrl::Sqlite(path) => {
+            blocking(move || {
+                let store = SqliteStore::open(&path).map_err(CommandError::from_display)?;
+                let version = store.migrate().map_err(CommandError::from_display)?;
+                Ok((Store::Sqlite(store), version))
+            })
+            .await
+        }
+        DatabaseUrl::Postgres(url) => {
+            let store = PgStore::connect(&url)
+                .await
+                .map_err(CommandError::from_display)?;
+            let version = store.migrate().await.map_err(CommandError::from_display)?;
+            Ok((Store::Postgres(store), version))
+        }
+    }
 }
 
-/// The application over SQLite, the given mailer, Argon2id and the system.
+/// The application over the database, the given mailer, Argon2id and the system.
 pub async fn application(
-    store: SqliteStore,
+    store: Store,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
 ) -> Result<DevMgr, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
     let hasher = blocking(move || Ok(Argon2Hasher::owasp(cores.saturating_sub(1).max(1)))).await?;
-    let store = Arc::new(store);
-    Ok(DevMgr::new(
-        Ports {
-            accounts: store.clone(),
-            tokens: store.clone(),
-            keys: store.clone(),
-            devices: store.clone(),
-            commands: store.clone(),
-            outbox: store.clone(),
-            login_attempts: store,
-            mailer,
-            hasher: Arc::new(hasher),
-            clock: Arc::new(SystemClock),
-            random: Arc::new(OsRandom),
-        },
-        settings,
-    ))
+    let hasher = Arc::new(hasher);
+    let ports = match store {
+        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher),
+        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher),
+    };
+    Ok(DevMgr::new(ports, settings))
+}
+
+/// Every port, with one store behind all the repositories.
+fn ports_over<S>(store: Arc<S>, mailer: Arc<dyn Mailer>, hasher: Arc<Argon2Hasher>) -> Ports
+where
+    S: AccountRepository
+        + TokenRepository
+        + EmailKeyRepository
+        + DeviceRepository
+        + CommandRepository
+        + Outbox
+        + LoginAttemptRepository
+        + 'static,
+{
+    Ports {
+        accounts: store.clone(),
+        tokens: store.clone(),
+        keys: store.clone(),
+        devices: store.clone(),
+        commands: store.clone(),
+        outbox: store.clone(),
+        login_attempts: store,
+        mailer,
+        hasher,
+        clock: Arc::new(SystemClock),
+        random: Arc::new(OsRandom),
+    }
 }

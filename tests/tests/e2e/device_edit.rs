@@ -639,3 +639,30 @@ fn the_new_routes_redirect_without_a_trailing_slash() {
     // The redirected DELETE deleted nothing.
     device_detail(&server, &alice.token, &serial);
 }
+
+#[test]
+fn null_characters_are_refused_and_nothing_changes() {
+    let (server, alice, serial) = setup();
+    let before = device_detail(&server, &alice.token, &serial);
+    edit(
+        &server,
+        Method::PATCH,
+        &alice.token,
+        &serial,
+        &json!({"name": "Kitchen\u{0}Pi", "description": "\u{0}"}),
+    )
+    .expect(
+        400,
+        json!({
+            "name": ["Null characters are not allowed."],
+            "description": ["Null characters are not allowed."],
+        }),
+    );
+    assert_eq!(device_detail(&server, &alice.token, &serial), before);
+    server
+        .put("/profile/")
+        .token(&alice.token)
+        .json(&json!({"name": "Al\u{0}ice"}))
+        .send()
+        .expect_field_errors("name", &["Null characters are not allowed."]);
+}

@@ -1,8 +1,12 @@
 //! devmgr's end-to-end tests: the real `devmgr` binary, a fresh SQLite file per
 //! test, real HTTP on 127.0.0.1 and e-mails read back from a `--mail-dir`.
+//! The `e2e_postgres` test binary runs the same tests on PostgreSQL.
 //!
 //! Every expectation comes from `CONTRACT.md` (§1 conventions, §2 resources,
 //! §3 the seed's endpoints, §4 the extensions, §5 the command line).
+
+/// Every database of these tests is an SQLite file.
+const BACKEND: support::Backend = support::Backend::Sqlite;
 
 mod device_support;
 mod support;
@@ -23,5 +27,6 @@ mod profile;
 mod register;
 mod schemathesis;
 mod setup;
+mod sqlite_files;
 mod throttling;
 mod verification;

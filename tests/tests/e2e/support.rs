@@ -1,6 +1,8 @@
-//! The harness: a running `devmgr serve` on a fresh SQLite file, an HTTP client
-//! that never follows redirects, the command line on the same database, and
-//! the e-mails the server wrote to its mail directory.
+//! The harness: a running `devmgr serve` on a fresh database (an SQLite file,
+//! or a PostgreSQL database in the `e2e_postgres` binary: see
+//! [`Backend`]), an HTTP client that never follows redirects, the command
+//! line on the same database, and the e-mails the server wrote to its mail
+//! directory.
 
 use reqwest::Method;
 use reqwest::blocking::{Client, RequestBuilder};
@@ -110,22 +112,50 @@ impl Default for Db {
     }
 }
 
-/// A temporary directory holding a (not yet created) SQLite database file.
-/// Clones share the directory, which lives as long as one of them.
+/// The database the tests of one test binary run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh SQLite file per database.
+    #[allow(dead_code, reason = "the e2e_postgres binary does not use it")]
+    Sqlite,
+    /// A fresh database per test on the PostgreSQL server of
+    /// `DEVMGR_TEST_POSTGRES_URL`.
+    #[allow(dead_code, reason = "only the e2e_postgres binary uses it")]
+    Postgres,
+}
+
+/// A fresh, empty database and a temporary directory (the working directory
+/// of every command, and the home of mail and logs). Clones share both, which
+/// live as long as one of them.
 #[derive(Clone)]
 pub struct Db {
     dir: Arc<TempDir>,
-    path: PathBuf,
+    store: Store,
+}
+
+#[derive(Clone)]
+enum Store {
+    /// Not yet created: the first command creates the file.
+    Sqlite(PathBuf),
+    Postgres(Arc<test_postgres::TestDatabase>),
 }
 
 impl Db {
-    /// A fresh directory; the database file is created by the first command.
+    /// A fresh database of this test binary's [`Backend`].
     pub fn new() -> Self {
+        Self::on(crate::BACKEND)
+    }
+
+    /// A fresh database of the given backend.
+    pub fn on(backend: Backend) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let path = dir.path().join("devmgr.db");
+        let store = match backend {
+            Backend::Sqlite => Store::Sqlite(dir.path().join("devmgr.db")),
+            Backend::Postgres => Store::Postgres(Arc::new(test_postgres::TestDatabase::create())),
+        };
         Db {
             dir: Arc::new(dir),
-            path,
+            store,
         }
     }
 
@@ -134,14 +164,22 @@ impl Db {
         self.dir.path()
     }
 
-    /// The database file.
+    /// The database file, for tests of SQLite alone.
+    #[track_caller]
+    #[allow(dead_code, reason = "the e2e_postgres binary does not use it")]
     pub fn path(&self) -> &Path {
-        &self.path
+        match &self.store {
+            Store::Sqlite(path) => path,
+            Store::Postgres(_) => panic!("a test of SQLite files ran on PostgreSQL"),
+        }
     }
 
-    /// `sqlite:///abs/path/devmgr.db`.
+    /// `sqlite:///abs/path/devmgr.db`, or the PostgreSQL database's `postgres://` URL.
     pub fn url(&self) -> String {
-        format!("sqlite://{}", self.path.display())
+        match &self.store {
+            Store::Sqlite(path) => format!("sqlite://{}", path.display()),
+            Store::Postgres(database) => database.url().to_owned(),
+        }
     }
 
     /// `devmgr --database-url <url> <args…>`.

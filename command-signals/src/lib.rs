@@ -1,9 +1,11 @@
 //! Waking long polls when a command is queued, within this process.
 //!
 //! A long poll subscribes to its device's channel before it looks for pending
-//! commands; queuing a command sends on the channel after the commit. So a
-//! command queued at any moment after the subscription wakes the poll, and
-//! nothing ever polls the database.
+//! commands; queuing a command sends on the channel after the commit (the
+//! storage adapter calls [`CommandSignals::wake`], directly or when the
+//! database tells it another process queued one). So a command queued at any
+//! moment after the subscription wakes the poll, and nothing ever polls the
+//! database.
 
 use application::ports::CommandListener;
 use async_trait::async_trait;
@@ -15,7 +17,7 @@ use tokio::sync::watch;
 
 /// One wake-up channel per device that has a long poll waiting.
 #[derive(Default)]
-pub(crate) struct CommandSignals {
+pub struct CommandSignals {
     channels: Mutex<HashMap<Serial, watch::Sender<()>>>,
 }
 
@@ -29,7 +31,7 @@ impl CommandSignals {
     }
 
     /// Subscribes to the device's channel, creating it if needed.
-    pub(crate) fn listen(self: &Arc<Self>, serial: &Serial) -> Listener {
+    pub fn listen(self: &Arc<Self>, serial: &Serial) -> Listener {
         let receiver = self
             .channels()
             .entry(serial.clone())
@@ -43,8 +45,16 @@ impl CommandSignals {
     }
 
     /// Wakes every poll waiting for the device.
-    pub(crate) fn wake(&self, serial: &Serial) {
+    pub fn wake(&self, serial: &Serial) {
         if let Some(sender) = self.channels().get(serial) {
+            sender.send_replace(());
+        }
+    }
+
+    /// Wakes every poll of every device: after wake-ups may have been missed
+    /// (a lost database connection), each poll looks again.
+    pub fn wake_all(&self) {
+        for sender in self.channels().values() {
             sender.send_replace(());
         }
     }
@@ -56,7 +66,7 @@ impl CommandSignals {
 }
 
 /// A subscription of one long poll; the channel goes when its last one does.
-pub(crate) struct Listener {
+pub struct Listener {
     signals: Arc<CommandSignals>,
     serial: Serial,
     receiver: watch::Receiver<()>,
@@ -109,6 +119,18 @@ mod tests {
         signals.wake(&serial(2));
         let woken = tokio::time::timeout(Duration::from_millis(50), listener.receiver.changed());
         assert!(woken.await.is_err(), "woken by another device's command");
+    }
+
+    #[tokio::test]
+    async fn waking_all_ends_every_wait() {
+        let signals = Arc::new(CommandSignals::default());
+        let mut first = signals.listen(&serial(1));
+        let mut second = signals.listen(&serial(2));
+        signals.wake_all();
+        let started = Instant::now();
+        first.wait(Duration::from_secs(30)).await;
+        second.wait(Duration::from_secs(30)).await;
+        assert!(started.elapsed() < Duration::from_secs(30));
     }
 
     #[tokio::test]

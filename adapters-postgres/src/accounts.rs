@@ -1,0 +1,125 @@
+use crate::keys::insert_mailed_key;
+use crate::prepared;
+use crate::rows::{self, ACCOUNT_COLUMNS};
+use crate::store::{Failure, PgStore, violates};
+use application::StoreError;
+use application::ports::{AccountRepository, CreateAccountError, NewAccount};
+use async_trait::async_trait;
+use domain::{Account, AccountId, EmailAddress};
+
+#[async_trait]
+impl AccountRepository for PgStore {
+    async fn create(&self, new: NewAccount) -> Result<Account, CreateAccountError> {
+        let queues_mail = new.verification.is_some();
+        let id = self
+            .transaction("create account", |tx| {
+                let new = new.clone();
+                Box::pin(async move {
+                    let inserted = prepared::query_one(
+                        tx,
+                        "INSERT INTO accounts (email, email_key, name, password_hash, \
+                             email_verified, install_token, created_time) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                        &[
+                            &new.email.as_str(),
+                            &new.email.lookup_key(),
+                            &new.name,
+                            &new.password_hash,
+                            &new.email_verified,
+                            &new.install_token,
+                            &rows::at(new.created_time),
+                        ],
+                    )
+                    .await;
+                    let id = match inserted {
+                        Err(e) if violates(&e, "accounts_email_key_unique") => {
+                            return Err(Failure::Outcome(CreateAccountError::DuplicateEmail));
+                        }
+                        other => AccountId(other?.try_get(0)?),
+                    };
+                    if let Some(token) = &new.first_token {
+                        prepared::execute(
+                            tx,
+                            "INSERT INTO api_tokens (token_hash, account_id, created_time) \
+                             VALUES ($1, $2, $3)",
+                            &[&token.as_str(), &id.0, &rows::at(new.created_time)],
+                        )
+                        .await?;
+                    }
+                    if let Some(verification) = &new.verification {
+                        insert_mailed_key(tx, id, verification).await?;
+                    }
+                    Ok(id)
+                })
+            })
+            .await?;
+        if queues_mail {
+            self.wake_mail_worker();
+        }
+        Ok(Account {
+            id,
+            email: new.email,
+            name: new.name,
+            password_hash: new.password_hash,
+            email_verified: new.email_verified,
+            install_token: new.install_token,
+            created_time: new.created_time,
+        })
+    }
+
+    async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<Account>, StoreError> {
+        let key = email.lookup_key();
+        self.run("find account by e-mail", |c| {
+            let key = key.clone();
+            Box::pin(async move {
+                let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email_key = $1");
+                let row = prepared::query_opt(c, &sql, &[&key]).await?;
+                Ok(row.as_ref().map(rows::account).transpose()?)
+            })
+        })
+        .await
+    }
+
+    async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError> {
+        self.run("update account name", |c| {
+            let name = name.to_owned();
+            Box::pin(async move {
+                let sql = format!(
+                    "UPDATE accounts SET name = $2 WHERE id = $1 RETURNING {ACCOUNT_COLUMNS}"
+                );
+                let row = prepared::query_one(c, &sql, &[&id.0, &name]).await?;
+                Ok(rows::account(&row)?)
+            })
+        })
+        .await
+    }
+
+    async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError> {
+        self.run("set password", |c| {
+            let hash = password_hash.to_owned();
+            Box::pin(async move {
+                prepared::execute(
+                    c,
+                    "UPDATE accounts SET password_hash = $2 WHERE id = $1",
+                    &[&id.0, &hash],
+                )
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError> {
+        self.run("find account by install token", |c| {
+            let token = token.to_owned();
+            Box::pin(async move {
+                let sql =
+                    format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE install_token = $1");
+                let row = prepared::query_opt(c, &sql, &[&token]).await?;
+                Ok(row.as_ref().map(rows::account).transpose()?)
+            })
+        })
+        .await
+    }
+}

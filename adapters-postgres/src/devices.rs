@@ -1,0 +1,347 @@
+use crate::notifications::COMMANDS_CHANNEL;
+use crate::prepared;
+use crate::rows::{self, DEVICE_COLUMNS};
+use crate::store::{Failure, PgStore, violates};
+use application::StoreError;
+use application::ports::{
+    CreateDeviceError, DeviceChanges, DeviceRepository, EnrolError, Enrolment,
+};
+use async_trait::async_trait;
+use deadpool_postgres::Transaction;
+use domain::secret::SecretHash;
+use domain::{AccountId, Device, FactsReport, MachineType, Port, Serial, Timestamp};
+
+/// The device with this serial, locked until the transaction ends.
+async fn lock_device<E>(
+    tx: &Transaction<'_>,
+    serial: &Serial,
+) -> Result<Option<Device>, Failure<E>> {
+    let sql = format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = $1 FOR UPDATE");
+    let row = prepared::query_opt(tx, &sql, &[&serial.as_str()]).await?;
+    Ok(row.as_ref().map(rows::device).transpose()?)
+}
+
+/// A new device from an enrolment (no facts but the machine type), unless a
+/// device with its serial exists by now.
+async fn insert_enrolled(
+    tx: &Transaction<'_>,
+    e: &Enrolment,
+) -> Result<Option<Device>, Failure<EnrolError>> {
+    let sql = format!(
+        "INSERT INTO devices (serial, account_id, name, wormhole_slug, machine_type, token_hash, \
+         created_time) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (serial) DO NOTHING RETURNING {DEVICE_COLUMNS}"
+    );
+    let row = prepared::query_opt(
+        tx,
+        &sql,
+        &[
+            &e.serial.as_str(),
+            &e.owner.0,
+            &e.name,
+            &e.wormhole_slug,
+            &e.machine_type.unwrap_or_default().code(),
+            &e.token.as_str(),
+            &rows::at(e.now),
+        ],
+    )
+    .await?;
+    Ok(row.as_ref().map(rows::device).transpose()?)
+}
+
+/// An enrolled device again: a new token, the name, and the machine type when
+/// sent; only the owner's own device.
+async fn rekey(
+    tx: &Transaction<'_>,
+    existing: &Device,
+    e: &Enrolment,
+) -> Result<Device, Failure<EnrolError>> {
+    if existing.owner != e.owner {
+        return Err(Failure::Outcome(EnrolError::ForeignSerial));
+    }
+    let sql = format!(
+        "UPDATE devices SET name = $2, machine_type = COALESCE($3, machine_type), \
+         token_hash = $4 WHERE serial = $1 RETURNING {DEVICE_COLUMNS}"
+    );
+    let row = prepared::query_one(
+        tx,
+        &sql,
+        &[
+            &e.serial.as_str(),
+            &e.name,
+            &e.machine_type.map(MachineType::code),
+            &e.token.as_str(),
+        ],
+    )
+    .await?;
+    Ok(rows::device(&row)?)
+}
+
+/// Replaces the reported ports of a device (duplicates count once).
+async fn replace_ports(
+    tx: &Transaction<'_>,
+    serial: &Serial,
+    ports: &[Port],
+) -> Result<(), tokio_postgres::Error> {
+    prepared::execute(
+        tx,
+        "DELETE FROM device_ports WHERE serial = $1",
+        &[&serial.as_str()],
+    )
+    .await?;
+    let numbers: Vec<i32> = ports.iter().map(|p| i32::from(p.number)).collect();
+    let protocols: Vec<&str> = ports.iter().map(|p| p.protocol.code()).collect();
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    prepared::execute(
+        tx,
+        "INSERT INTO device_ports (serial, port, protocol, name) \
+         SELECT $1, * FROM UNNEST($2::INTEGER[], $3::TEXT[], $4::TEXT[]) \
+         ON CONFLICT DO NOTHING",
+        &[&serial.as_str(), &numbers, &protocols, &names],
+    )
+    .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl DeviceRepository for PgStore {
+    async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError> {
+        self.run("list devices", |c| {
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {DEVICE_COLUMNS} FROM devices WHERE account_id = $1 \
+                     ORDER BY created_time, serial"
+                );
+                let found = prepared::query(c, &sql, &[&owner.0]).await?;
+                Ok(rows::all(&found, rows::device)?)
+            })
+        })
+        .await
+    }
+
+    async fn find_for(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Device>, StoreError> {
+        self.run("find device", |c| {
+            let serial = serial.clone();
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = $1 AND account_id = $2"
+                );
+                let row = prepared::query_opt(c, &sql, &[&serial.as_str(), &owner.0]).await?;
+                Ok(row.as_ref().map(rows::device).transpose()?)
+            })
+        })
+        .await
+    }
+
+    async fn create(&self, device: &Device) -> Result<(), CreateDeviceError> {
+        self.transaction("create device", |tx| {
+            let d = device.clone();
+            Box::pin(async move {
+                let inserted = prepared::execute(
+                    tx,
+                    &format!(
+                        "INSERT INTO devices ({DEVICE_COLUMNS}) VALUES \
+                             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                    ),
+                    &[
+                        &d.serial.as_str(),
+                        &d.owner.0,
+                        &d.name,
+                        &d.description,
+                        &d.wormhole_slug,
+                        &d.facts.agent_version,
+                        &d.facts.operating_system,
+                        &d.facts.uname,
+                        &d.facts.machine_type.code(),
+                        &d.facts.disk_capacity,
+                        &d.facts.disk_used,
+                        &d.facts.processor_speed,
+                        &d.facts.ram_capacity,
+                        &d.last_seen.map(rows::at),
+                        &rows::at(d.created_time),
+                    ],
+                )
+                .await;
+                match inserted {
+                    Err(e) if violates(&e, "devices_pkey") => {
+                        Err(Failure::Outcome(CreateDeviceError::DuplicateSerial))
+                    }
+                    other => other.map(drop).map_err(Failure::Sql),
+                }
+            })
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        changes: &DeviceChanges,
+    ) -> Result<Option<Device>, StoreError> {
+        self.run("update device", |c| {
+            let (serial, changes) = (serial.clone(), changes.clone());
+            Box::pin(async move {
+                let sql = format!(
+                    "UPDATE devices SET name = COALESCE($3, name), \
+                     description = COALESCE($4, description) \
+                     WHERE serial = $1 AND account_id = $2 RETURNING {DEVICE_COLUMNS}"
+                );
+                let row = prepared::query_opt(
+                    c,
+                    &sql,
+                    &[
+                        &serial.as_str(),
+                        &owner.0,
+                        &changes.name,
+                        &changes.description,
+                    ],
+                )
+                .await?;
+                Ok(row.as_ref().map(rows::device).transpose()?)
+            })
+        })
+        .await
+    }
+
+    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
+        let deleted = self
+            .transaction("delete device", |tx| {
+                let serial = serial.clone();
+                Box::pin(async move {
+                    let deleted = prepared::execute(
+                        tx,
+                        "DELETE FROM devices WHERE serial = $1 AND account_id = $2",
+                        &[&serial.as_str(), &owner.0],
+                    )
+                    .await?;
+                    if deleted > 0 {
+                        // Long polls on every instance end; the agent's next call gets 401.
+                        prepared::execute(
+                            tx,
+                            "SELECT pg_notify($1, $2)",
+                            &[&COMMANDS_CHANNEL, &serial.as_str()],
+                        )
+                        .await?;
+                    }
+                    Ok(deleted > 0)
+                })
+            })
+            .await?;
+        if deleted {
+            self.command_signals.wake(serial);
+        }
+        Ok(deleted)
+    }
+
+    async fn ports(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Vec<Port>>, StoreError> {
+        self.run("list device ports", |c| {
+            let serial = serial.clone();
+            Box::pin(async move {
+                // One row per port, or one row of NULLs for a device with none;
+                // no row when `owner` has no such device.
+                let sql = "SELECT p.port, p.protocol, p.name FROM devices d \
+                         LEFT JOIN device_ports p ON p.serial = d.serial \
+                         WHERE d.serial = $1 AND d.account_id = $2 \
+                         ORDER BY p.port, p.protocol";
+                let found = prepared::query(c, sql, &[&serial.as_str(), &owner.0]).await?;
+                if found.is_empty() {
+                    return Ok(None);
+                }
+                let mut ports = Vec::with_capacity(found.len());
+                for row in &found {
+                    if row.try_get::<_, Option<i32>>(0)?.is_some() {
+                        ports.push(rows::port(row)?);
+                    }
+                }
+                Ok(Some(ports))
+            })
+        })
+        .await
+    }
+
+    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError> {
+        self.transaction("enrol device", |tx| {
+            let e = enrolment.clone();
+            Box::pin(async move {
+                if let Some(existing) = lock_device(tx, &e.serial).await? {
+                    return rekey(tx, &existing, &e).await;
+                }
+                if let Some(created) = insert_enrolled(tx, &e).await? {
+                    return Ok(created);
+                }
+                // Another enrolment of this serial committed meanwhile.
+                let existing = lock_device(tx, &e.serial).await?.ok_or_else(|| {
+                    Failure::Store(StoreError::message("an enrolled device vanished"))
+                })?;
+                rekey(tx, &existing, &e).await
+            })
+        })
+        .await
+    }
+
+    async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError> {
+        self.run("authenticate device", |c| {
+            let token = token.clone();
+            Box::pin(async move {
+                let sql = format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = $1");
+                let row = prepared::query_opt(c, &sql, &[&token.as_str()]).await?;
+                Ok(row.as_ref().map(rows::device).transpose()?)
+            })
+        })
+        .await
+    }
+
+    async fn record_heartbeat(
+        &self,
+        serial: &Serial,
+        report: &FactsReport,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.transaction("record heartbeat", |tx| {
+            let (serial, report) = (serial.clone(), report.clone());
+            Box::pin(async move {
+                // A device deleted meanwhile stays deleted.
+                let Some(device) = lock_device(tx, &serial).await? else {
+                    return Ok(());
+                };
+                let mut facts = device.facts;
+                facts.apply(&report);
+                let sql = "UPDATE devices SET agent_version = $2, operating_system = $3, \
+                         uname = $4, machine_type = $5, disk_capacity = $6, disk_used = $7, \
+                         processor_speed = $8, ram_capacity = $9, last_seen = $10 \
+                         WHERE serial = $1";
+                prepared::execute(
+                    tx,
+                    sql,
+                    &[
+                        &serial.as_str(),
+                        &facts.agent_version,
+                        &facts.operating_system,
+                        &facts.uname,
+                        &facts.machine_type.code(),
+                        &facts.disk_capacity,
+                        &facts.disk_used,
+                        &facts.processor_speed,
+                        &facts.ram_capacity,
+                        &rows::at(now),
+                    ],
+                )
+                .await?;
+                if let Some(ports) = &report.ports {
+                    replace_ports(tx, &serial, ports).await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+}

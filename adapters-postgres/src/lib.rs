@@ -1,0 +1,22 @@
+//! devmgr's repositories on a shared PostgreSQL database.
+//!
+//! One [`PgStore`] implements every repository port, so several devmgr
+//! processes on one database behave as one server: they share accounts,
+//! tokens, lockouts and the outbox, and a command queued through one wakes
+//! a device's long poll on another (LISTEN/NOTIFY). Work that must be atomic
+//! runs in a transaction that locks what it reads; when PostgreSQL aborts one
+//! (a deadlock, a serialization failure), it runs again from the start.
+
+mod accounts;
+mod commands;
+mod devices;
+mod keys;
+mod login_attempts;
+mod notifications;
+mod outbox;
+mod prepared;
+mod rows;
+mod store;
+mod tokens;
+
+pub use store::{OpenError, PgStore};

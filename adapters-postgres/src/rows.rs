@@ -1,0 +1,103 @@
+//! Turning rows into domain values and domain values into parameters.
+
+use application::StoreError;
+use chrono::Timelike;
+use domain::{
+    Account, AccountId, Action, Command, Device, DeviceFacts, EmailAddress, MachineType, Port,
+    Protocol, Serial, Timestamp,
+};
+use tokio_postgres::Row;
+
+/// An instant as stored: whole seconds, as on SQLite.
+pub(crate) fn at(instant: Timestamp) -> Timestamp {
+    instant.with_nanosecond(0).unwrap_or(instant)
+}
+
+fn read(error: tokio_postgres::Error) -> StoreError {
+    StoreError::new("read a stored row", error)
+}
+
+fn invalid(what: String) -> StoreError {
+    StoreError::message(format!("a stored row is invalid: {what}"))
+}
+
+/// The account columns, in the order [`account`] reads them.
+pub(crate) const ACCOUNT_COLUMNS: &str = "accounts.id, accounts.email, accounts.name, \
+     accounts.password_hash, accounts.email_verified, accounts.install_token, accounts.created_time";
+
+/// Reads an account selected with [`ACCOUNT_COLUMNS`].
+pub(crate) fn account(row: &Row) -> Result<Account, StoreError> {
+    let email: String = row.try_get(1).map_err(read)?;
+    Ok(Account {
+        id: AccountId(row.try_get(0).map_err(read)?),
+        email: EmailAddress::parse(&email).map_err(|e| invalid(e.to_string()))?,
+        name: row.try_get(2).map_err(read)?,
+        password_hash: row.try_get(3).map_err(read)?,
+        email_verified: row.try_get(4).map_err(read)?,
+        install_token: row.try_get(5).map_err(read)?,
+        created_time: row.try_get(6).map_err(read)?,
+    })
+}
+
+/// The device columns, in the order [`device`] reads them.
+pub(crate) const DEVICE_COLUMNS: &str = "serial, account_id, name, description, wormhole_slug, \
+     agent_version, operating_system, uname, machine_type, disk_capacity, disk_used, \
+     processor_speed, ram_capacity, last_seen, created_time";
+
+/// Reads a device selected with [`DEVICE_COLUMNS`].
+pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
+    let machine_type: String = row.try_get(8).map_err(read)?;
+    Ok(Device {
+        serial: Serial::from_stored(row.try_get(0).map_err(read)?),
+        owner: AccountId(row.try_get(1).map_err(read)?),
+        name: row.try_get(2).map_err(read)?,
+        description: row.try_get(3).map_err(read)?,
+        wormhole_slug: row.try_get(4).map_err(read)?,
+        facts: DeviceFacts {
+            agent_version: row.try_get(5).map_err(read)?,
+            operating_system: row.try_get(6).map_err(read)?,
+            uname: row.try_get(7).map_err(read)?,
+            machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
+            disk_capacity: row.try_get(9).map_err(read)?,
+            disk_used: row.try_get(10).map_err(read)?,
+            processor_speed: row.try_get(11).map_err(read)?,
+            ram_capacity: row.try_get(12).map_err(read)?,
+        },
+        last_seen: row.try_get(13).map_err(read)?,
+        created_time: row.try_get(14).map_err(read)?,
+    })
+}
+
+/// Reads all rows with `read_row`.
+pub(crate) fn all<T>(
+    rows: &[Row],
+    read_row: fn(&Row) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    rows.iter().map(read_row).collect()
+}
+
+/// The command columns, in the order [`command`] reads them.
+pub(crate) const COMMAND_COLUMNS: &str = "id, action, issued_time";
+
+/// Reads a command selected with [`COMMAND_COLUMNS`].
+pub(crate) fn command(row: &Row) -> Result<Command, StoreError> {
+    let action: String = row.try_get(1).map_err(read)?;
+    Ok(Command {
+        id: row.try_get(0).map_err(read)?,
+        action: Action::from_code(&action)
+            .ok_or_else(|| invalid(format!("unknown action {action:?}")))?,
+        issued_time: row.try_get(2).map_err(read)?,
+    })
+}
+
+/// Reads a port selected as `port, protocol, name`.
+pub(crate) fn port(row: &Row) -> Result<Port, StoreError> {
+    let number: i32 = row.try_get(0).map_err(read)?;
+    let protocol: String = row.try_get(1).map_err(read)?;
+    Ok(Port {
+        number: u16::try_from(number).map_err(|e| invalid(e.to_string()))?,
+        protocol: Protocol::from_code(&protocol)
+            .ok_or_else(|| invalid(format!("unknown protocol {protocol:?}")))?,
+        name: row.try_get(2).map_err(read)?,
+    })
+}

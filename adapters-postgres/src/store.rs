@@ -1,0 +1,272 @@
+//! The connection pool, units of work retried when PostgreSQL asks for it,
+//! and migrations.
+
+use crate::notifications::{self, Notifications};
+use application::StoreError;
+use command_signals::CommandSignals;
+use deadpool_postgres::{
+    Client, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Transaction,
+};
+use futures_util::future::BoxFuture;
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::sync::Arc;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::Notify;
+use tokio_postgres::NoTls;
+use tokio_postgres::config::SslMode;
+use tokio_postgres::error::SqlState;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// Connections in the pool of one process.
+const POOL_SIZE: usize = 16;
+/// How long a request waits for a pooled connection, or for a new one.
+const POOL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Tries of a unit of work that PostgreSQL aborted as a deadlock or a
+/// serialization failure, before the error is reported.
+const ATTEMPTS: u32 = 8;
+/// The advisory lock that lets one process at a time migrate ("devmgr").
+const MIGRATION_LOCK: i64 = 0x0000_6465_766d_6772;
+
+/// The database could not be reached, used or migrated.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// The URL is not a PostgreSQL connection URL.
+    #[error("the PostgreSQL URL is not valid: {0}")]
+    Url(String),
+    /// The URL asks for TLS, which this build does not speak.
+    #[error(
+        "TLS connections to PostgreSQL are not supported: use sslmode=disable (or leave it \
+         out) and reach the server over a private network, a Unix socket or a tunnel"
+    )]
+    Tls,
+    /// The server refused or could not be reached.
+    #[error("cannot connect to PostgreSQL: {0}")]
+    Connect(String),
+    /// A migration failed.
+    #[error("cannot migrate the PostgreSQL database: {0}")]
+    Migrate(String),
+}
+
+/// A pool of connections to one PostgreSQL database; implements every
+/// repository port. Clones share the pool and the wake-ups.
+#[derive(Clone)]
+pub struct PgStore {
+    config: Arc<tokio_postgres::Config>,
+    pool: Pool,
+    pub(crate) command_signals: Arc<CommandSignals>,
+    mail_queued: Arc<Notify>,
+    _notifications: Arc<Notifications>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The configuration holds the password.
+        f.debug_struct("PgStore").finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connects to the database of a `postgres://` URL, and starts listening
+    /// for the notifications other processes on the database send (commands
+    /// queued, mail queued). Does not migrate.
+    pub async fn connect(url: &str) -> Result<Self, OpenError> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| OpenError::Url(e.to_string()))?;
+        if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
+            return Err(OpenError::Tls);
+        }
+        let manager = Manager::from_config(
+            config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(POOL_TIMEOUT))
+            .create_timeout(Some(POOL_TIMEOUT))
+            .build()
+            .map_err(|e| OpenError::Connect(e.to_string()))?;
+        // Fail now, with the cause, when the server cannot be used.
+        drop(
+            pool.get()
+                .await
+                .map_err(|e| OpenError::Connect(e.to_string()))?,
+        );
+        let command_signals = Arc::new(CommandSignals::default());
+        let mail_queued = Arc::new(Notify::new());
+        let notifications =
+            notifications::listen(&config, command_signals.clone(), mail_queued.clone())
+                .await
+                .map_err(|e| OpenError::Connect(e.to_string()))?;
+        Ok(Self {
+            config: Arc::new(config),
+            pool,
+            command_signals,
+            mail_queued,
+            _notifications: Arc::new(notifications),
+        })
+    }
+
+    /// Creates or upgrades the schema; returns the schema version now in force.
+    /// Processes starting together take turns (an advisory lock), so a
+    /// latecomer finds the work done.
+    pub async fn migrate(&self) -> Result<i32, OpenError> {
+        let failed = |e: tokio_postgres::Error| OpenError::Migrate(e.to_string());
+        let (mut client, connection) = self.config.connect(NoTls).await.map_err(failed)?;
+        let driver = tokio::spawn(connection);
+        client
+            .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+            .await
+            .map_err(failed)?;
+        let migrated = embedded::migrations::runner()
+            .set_grouped(true)
+            .run_async(&mut client)
+            .await
+            .map_err(|e| OpenError::Migrate(e.to_string()));
+        let version = match migrated {
+            Ok(_) => client
+                .query_one(
+                    "SELECT COALESCE(MAX(version), 0) FROM refinery_schema_history",
+                    &[],
+                )
+                .await
+                .map(|row| row.get(0))
+                .map_err(failed),
+            Err(e) => Err(e),
+        };
+        // Closing the session releases the lock.
+        drop(client);
+        let _ = driver.await;
+        version
+    }
+
+    /// Wakes this process's outbox worker (other processes hear the
+    /// notification sent with the mail).
+    pub(crate) fn wake_mail_worker(&self) {
+        self.mail_queued.notify_one();
+    }
+
+    /// Resolves once mail may have been queued, by this process or another.
+    pub(crate) async fn mail_queued(&self) {
+        self.mail_queued.notified().await;
+    }
+
+    async fn client(&self, what: &'static str) -> Result<Client, StoreError> {
+        self.pool.get().await.map_err(|e| StoreError::new(what, e))
+    }
+
+    /// Runs `work` on a pooled connection, outside a transaction: for a
+    /// single statement, which PostgreSQL makes atomic by itself.
+    pub(crate) async fn run<T, F>(&self, what: &'static str, mut work: F) -> Result<T, StoreError>
+    where
+        T: Send,
+        F: for<'c> FnMut(&'c Client) -> BoxFuture<'c, Result<T, Failure<StoreError>>> + Send,
+    {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let client = self.client(what).await?;
+            match work(&client).await {
+                Ok(value) => return Ok(value),
+                Err(failure) => retry_or_fail(what, failure, attempt).await?,
+            }
+        }
+    }
+
+    /// Runs `work` in a transaction and commits it. When PostgreSQL aborts
+    /// it (a deadlock, a serialization failure), runs it again from the
+    /// start, a few times, so no client sees such an error.
+    pub(crate) async fn transaction<T, E, F>(&self, what: &'static str, mut work: F) -> Result<T, E>
+    where
+        T: Send,
+        E: From<StoreError> + Send,
+        F: for<'t> FnMut(&'t Transaction<'t>) -> BoxFuture<'t, Result<T, Failure<E>>> + Send,
+    {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut client = self.client(what).await?;
+            let outcome = async {
+                let tx = client.transaction().await?;
+                let value = work(&tx).await?;
+                tx.commit().await?;
+                Ok(value)
+            }
+            .await;
+            match outcome {
+                Ok(value) => return Ok(value),
+                Err(failure) => retry_or_fail(what, failure, attempt).await?,
+            }
+        }
+    }
+}
+
+/// Returns (after a short pause) when the failure is worth another attempt;
+/// otherwise the error to report.
+async fn retry_or_fail<E: From<StoreError>>(
+    what: &'static str,
+    failure: Failure<E>,
+    attempt: u32,
+) -> Result<(), E> {
+    match failure {
+        Failure::Sql(e) if is_transient(&e) && attempt < ATTEMPTS => {
+            tracing::debug!(operation = what, attempt, error = %e, "retrying");
+            // Spread the retries of the colliding transactions apart.
+            let jitter = RandomState::new().build_hasher().finish() % 7;
+            tokio::time::sleep(Duration::from_millis(u64::from(attempt) * 5 + jitter)).await;
+            Ok(())
+        }
+        Failure::Sql(e) => Err(StoreError::new(what, e).into()),
+        Failure::Store(e) => Err(e.into()),
+        Failure::Outcome(e) => Err(e),
+    }
+}
+
+/// Whether PostgreSQL aborted the work only because of concurrent work, so
+/// running it again can succeed.
+fn is_transient(error: &tokio_postgres::Error) -> bool {
+    matches!(
+        error.code(),
+        Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE
+            || *code == SqlState::T_R_DEADLOCK_DETECTED
+    )
+}
+
+/// What a unit of work can fail with.
+pub(crate) enum Failure<E> {
+    /// A domain outcome to hand back as it is.
+    Outcome(E),
+    /// A PostgreSQL error.
+    Sql(tokio_postgres::Error),
+    /// Any other infrastructure failure.
+    Store(StoreError),
+}
+
+impl<E> From<tokio_postgres::Error> for Failure<E> {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failure::Sql(e)
+    }
+}
+
+impl<E> From<StoreError> for Failure<E> {
+    fn from(e: StoreError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+/// Whether an error is a violation of the named UNIQUE constraint.
+pub(crate) fn violates(error: &tokio_postgres::Error, constraint: &str) -> bool {
+    error.code() == Some(&SqlState::UNIQUE_VIOLATION)
+        && error
+            .as_db_error()
+            .and_then(|e| e.constraint())
+            .is_some_and(|name| name == constraint)
+}
