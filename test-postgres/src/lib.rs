@@ -60,6 +60,12 @@ impl TestDatabase {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Runs SQL statements in the database, on a connection of their own;
+    /// panics, saying why, when PostgreSQL refuses them.
+    pub fn execute(&self, statements: &str) {
+        admin(&self.url, statements.to_owned());
+    }
 }
 
 impl Drop for TestDatabase {

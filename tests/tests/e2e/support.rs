@@ -174,6 +174,16 @@ impl Db {
         }
     }
 
+    /// The PostgreSQL database, for tests of PostgreSQL alone.
+    #[track_caller]
+    #[allow(dead_code, reason = "only the e2e_postgres binary uses it")]
+    pub fn postgres(&self) -> &test_postgres::TestDatabase {
+        match &self.store {
+            Store::Postgres(database) => database,
+            Store::Sqlite(_) => panic!("a test of PostgreSQL ran on SQLite"),
+        }
+    }
+
     /// `sqlite:///abs/path/devmgr.db`, or the PostgreSQL database's `postgres://` URL.
     pub fn url(&self) -> String {
         match &self.store {

@@ -104,6 +104,35 @@ fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
 }
 
 #[test]
+fn an_instance_that_loses_its_notification_session_listens_again() {
+    let (a, b) = two_instances(Server::builder);
+    let owner = a.account("flo@example.com");
+    let agent = install(&a, &owner, "pi-reconnect");
+    // End every listening session on the database, as a restart of
+    // PostgreSQL or a broken connection would.
+    a.db.postgres().execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    );
+    let deadline = Instant::now() + WOKEN_WITHIN;
+    while !(a
+        .stderr()
+        .contains("listening for PostgreSQL notifications again")
+        && b.stderr()
+            .contains("listening for PostgreSQL notifications again"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the instances did not listen again:\n{}\n{}",
+            a.stderr(),
+            b.stderr()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    reboot_wakes_poll(&a, &b, &owner, &agent);
+}
+
+#[test]
 fn deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("eve@example.com");
