@@ -270,3 +270,74 @@ pub(crate) fn violates(error: &tokio_postgres::Error, constraint: &str) -> bool 
             .and_then(|e| e.constraint())
             .is_some_and(|name| name == constraint)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use tokio::sync::Barrier;
+
+    /// Updates row `first`, waits for the other transaction to have updated
+    /// its first row (on the first attempt only), then updates row `second`.
+    async fn cross_update(
+        store: &PgStore,
+        first: i32,
+        second: i32,
+        barrier: &Arc<Barrier>,
+        attempts: &AtomicU32,
+    ) -> Result<(), StoreError> {
+        store
+            .transaction("cross update", |tx| {
+                let attempt = attempts.fetch_add(1, Ordering::SeqCst) + 1;
+                let barrier = Arc::clone(barrier);
+                Box::pin(async move {
+                    let update = "UPDATE pairs SET n = n + 1 WHERE id = $1";
+                    tx.execute(update, &[&first]).await?;
+                    if attempt == 1 {
+                        barrier.wait().await;
+                    }
+                    tx.execute(update, &[&second]).await?;
+                    Ok(())
+                })
+            })
+            .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[cfg_attr(
+        not(postgres_tests),
+        ignore = "PostgreSQL tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
+    )]
+    async fn a_transaction_aborted_by_a_deadlock_runs_again_and_succeeds() {
+        let database = tokio::task::spawn_blocking(test_postgres::TestDatabase::create)
+            .await
+            .unwrap();
+        database.execute("CREATE TABLE pairs (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO pairs VALUES (1, 0), (2, 0)");
+        let store = PgStore::connect(database.url()).await.unwrap();
+        let barrier = Arc::new(Barrier::new(2));
+        let (one, two) = (AtomicU32::new(0), AtomicU32::new(0));
+        // Each locks one row, then wants the other's: PostgreSQL aborts one.
+        let (a, b) = tokio::join!(
+            cross_update(&store, 1, 2, &barrier, &one),
+            cross_update(&store, 2, 1, &barrier, &two),
+        );
+        a.unwrap();
+        b.unwrap();
+        let attempts = (one.load(Ordering::SeqCst), two.load(Ordering::SeqCst));
+        assert!(
+            attempts == (1, 2) || attempts == (2, 1),
+            "one transaction ran again: {attempts:?}"
+        );
+        let total: i64 = store
+            .run("sum", |c| {
+                Box::pin(async move {
+                    Ok(c.query_one("SELECT SUM(n) FROM pairs", &[])
+                        .await?
+                        .try_get(0)?)
+                })
+            })
+            .await
+            .unwrap();
+        assert_eq!(total, 4, "both transactions committed once each");
+    }
+}
