@@ -1,6 +1,7 @@
 //! Sets the `postgres_tests` cfg when DEVMGR_TEST_POSTGRES_URL names a
 //! server, so the unit tests that need one run; without it they are
 //! reported as ignored.
+
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(postgres_tests)");
     println!("cargo::rerun-if-env-changed=DEVMGR_TEST_POSTGRES_URL");
