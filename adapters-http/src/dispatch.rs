@@ -65,11 +65,11 @@ impl Ctx {
     }
 }
 
-/// Logs one line per request: method, path (never the query string, which
-/// may carry keys), status and duration.
+/// Logs one line per request: method, path (never the query string, nor a
+/// key in the path: both may carry keys), status and duration.
 pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>) -> HttpResponse {
     let started = Instant::now();
-    let (method, path) = (req.method().clone(), req.path().to_owned());
+    let (method, path) = (req.method().clone(), loggable_path(req.path()));
     let response = match AssertUnwindSafe(serve(req, payload, state))
         .catch_unwind()
         .await
@@ -86,6 +86,15 @@ pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>
         "request"
     );
     response
+}
+
+/// The path as logged: the route's pattern instead when the path carries a
+/// key (the link of a verification mail, `/verify-email/{key}/`).
+fn loggable_path(path: &str) -> String {
+    match routes::find(path) {
+        Some((route, _)) if route.pattern.contains("{key}") => route.pattern.to_owned(),
+        _ => path.to_owned(),
+    }
 }
 
 async fn serve(

@@ -74,6 +74,10 @@ impl PgStore {
     /// for the notifications other processes on the database send (commands
     /// queued, mail queued). Does not migrate.
     pub async fn connect(url: &str) -> Result<Self, OpenError> {
+        // The driver's parser does not know libpq's verify-ca and verify-full.
+        if url.to_ascii_lowercase().contains("sslmode=verify-") {
+            return Err(OpenError::Tls);
+        }
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e: tokio_postgres::Error| OpenError::Url(e.to_string()))?;

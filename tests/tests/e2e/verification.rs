@@ -54,6 +54,26 @@ fn the_mailed_link_verifies_the_address_and_works_again() {
 }
 
 #[test]
+fn the_log_never_shows_the_key_of_a_link() {
+    let server = Server::start();
+    let (_, key) = register_with_key(&server, "dora@example.com");
+    server
+        .get(&format!("/verify-email/{key}/"))
+        .send()
+        .expect_detail(200, VERIFIED);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !server.stderr().contains("/verify-email/{key}/") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the request is logged by its route:\n{}",
+            server.stderr()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!server.stderr().contains(&key), "{}", server.stderr());
+}
+
+#[test]
 fn posting_the_key_verifies_the_address() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");

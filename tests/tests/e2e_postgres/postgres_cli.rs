@@ -29,10 +29,12 @@ fn a_server_that_cannot_be_reached_is_refused_clearly() {
 
 #[test]
 fn tls_is_refused_at_start() {
-    refused_with(
-        "postgres://devmgr:s3cret-pw@127.0.0.1:5432/devmgr?sslmode=require",
-        "TLS connections to PostgreSQL are not supported",
-    );
+    for mode in ["require", "verify-ca", "verify-full"] {
+        refused_with(
+            &format!("postgres://devmgr:s3cret-pw@127.0.0.1:5432/devmgr?sslmode={mode}"),
+            "TLS connections to PostgreSQL are not supported",
+        );
+    }
 }
 
 #[test]
