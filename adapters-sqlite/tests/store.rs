@@ -5,23 +5,13 @@
 //! (`store-contract/tests/contract`), run against every adapter.
 
 use adapters_sqlite::SqliteStore;
-use application::mail::Email;
-use application::ports::{
-    AccountRepository, CommandRepository, DeviceRepository, KeyPurpose, MailedKey, NewAccount,
-    NewEmailKey, TokenRepository,
-};
-use chrono::{Duration, TimeZone, Utc};
+use application::ports::{AccountRepository, CommandRepository, DeviceRepository, TokenRepository};
+use chrono::Duration;
+use domain::Serial;
 use domain::secret::SecretHash;
-use domain::{
-    AccountId, CommandOutcome, CommandStatus, Device, DeviceFacts, EmailAddress, MachineType,
-    Serial, Timestamp,
-};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn t0() -> Timestamp {
-    Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
-}
+use store_contract::{device, done, failed, new_account, t0};
 
 /// A fresh database file, migrated.
 struct Fixture {
@@ -39,55 +29,6 @@ fn fixture() -> Fixture {
         _dir: dir,
         path,
         store,
-    }
-}
-
-fn new_account(email: &str, token: Option<&str>) -> NewAccount {
-    NewAccount {
-        email: EmailAddress::parse(email).unwrap(),
-        name: "Name".into(),
-        password_hash: Some("$argon2id$fake".into()),
-        email_verified: true,
-        install_token: format!("install-{email}"),
-        created_time: t0(),
-        first_token: token.map(SecretHash::of),
-        verification: Some(MailedKey {
-            key: NewEmailKey {
-                hash: SecretHash::of(&format!("key-{email}")),
-                purpose: KeyPurpose::VerifyEmail,
-                expires: t0() + Duration::hours(72),
-            },
-            mail: Email {
-                id: format!("mail-{email}"),
-                to: email.into(),
-                subject: "Confirm".into(),
-                text: "text".into(),
-                html: "html".into(),
-            },
-            created: t0(),
-        }),
-    }
-}
-
-fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
-    Device {
-        serial: Serial::from_random_bytes([serial_byte; 16]),
-        owner,
-        name: format!("device-{serial_byte}"),
-        description: "desc".into(),
-        wormhole_slug: format!("slug-{serial_byte}"),
-        facts: DeviceFacts {
-            agent_version: "1.0".into(),
-            operating_system: "Debian".into(),
-            uname: "Linux".into(),
-            machine_type: MachineType::from_code("rpi_4b").unwrap(),
-            disk_capacity: Some(1 << 35),
-            disk_used: None,
-            processor_speed: 1500,
-            ram_capacity: 4096,
-        },
-        last_seen: Some(created),
-        created_time: created,
     }
 }
 
@@ -134,13 +75,6 @@ fn stored_outcome(path: &Path, id: &str) -> (Option<String>, Option<String>) {
     .unwrap()
 }
 
-fn outcome(status: CommandStatus, detail: &str) -> CommandOutcome {
-    CommandOutcome {
-        status,
-        detail: detail.into(),
-    }
-}
-
 /// Creates ann and, for each `(serial_byte, id)`, her device of that serial
 /// byte with the reboot `id` queued at [`t0`]; returns the serials.
 async fn devices_with_reboots(store: &SqliteStore, reboots: &[(u8, &str)]) -> Vec<Serial> {
@@ -177,7 +111,7 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     assert_eq!(stored_outcome(&f.path, "c1"), (None, None));
 
     let at = t0() + Duration::minutes(1);
-    let done = outcome(CommandStatus::Done, "rebooted");
+    let done = done("rebooted");
     f.store.acknowledge(pi, "c1", &done, at).await.unwrap();
     assert_eq!(
         stored_outcome(&f.path, "c1"),
@@ -185,7 +119,7 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     );
 
     // A second acknowledgement does not overwrite the first.
-    let again = outcome(CommandStatus::Failed, "again");
+    let again = failed("again");
     f.store
         .acknowledge(pi, "c1", &again, at + Duration::minutes(1))
         .await
@@ -196,7 +130,7 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     );
 
     // Neither does another device's.
-    let not_mine = outcome(CommandStatus::Failed, "not mine");
+    let not_mine = failed("not mine");
     f.store
         .acknowledge(pi, "c-other", &not_mine, at)
         .await
@@ -218,7 +152,7 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
 async fn an_acknowledgement_before_hand_out_is_stored() {
     let f = fixture();
     let serials = devices_with_reboots(&f.store, &[(1, "c1")]).await;
-    let failed = outcome(CommandStatus::Failed, "no permission");
+    let failed = failed("no permission");
     f.store
         .acknowledge(&serials[0], "c1", &failed, t0())
         .await
