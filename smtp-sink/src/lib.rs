@@ -13,8 +13,9 @@
 //! local part starts with `reject` are refused with `550 5.1.1`, those starting
 //! with `defer` with `451 4.3.0`.
 //!
-//! Needs `python3`. When it cannot import aiosmtpd, the first sink of a test
-//! process installs it with pip into `target/<profile>/smtp-sink-pydeps`.
+//! Needs `python3` with pip. The first sink of a test process installs
+//! aiosmtpd, at the versions pinned in `smtp-sink/requirements.txt`, under
+//! `target/<profile>/python/` (once per set of pins).
 //!
 //! [aiosmtpd]: https://aiosmtpd.aio-libs.org/
 

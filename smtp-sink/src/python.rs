@@ -1,5 +1,5 @@
-//! A `python3` that can import aiosmtpd (installed under `target/` when the
-//! system does not have it).
+//! A `python3` that imports aiosmtpd, pinned in `smtp-sink/requirements.txt`
+//! and installed under `target/` once.
 
 use python_tools::{Packages, Python};
 use std::sync::OnceLock;
@@ -11,7 +11,7 @@ pub(crate) fn python() -> &'static Python {
     let packages = Packages {
         name: "smtp-sink",
         imports: &["aiosmtpd"],
-        pip: &["aiosmtpd"],
+        requirements: include_str!("../requirements.txt"),
     };
     match PYTHON.get_or_init(|| python_tools::prepare(packages)) {
         Ok(python) => python,

@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Python packages of the contract tests (installed under `target/` when missing).
+/// Python packages of the contract tests, pinned in
+/// `tests/python/contract-requirements.txt` and installed under `target/`.
 pub const CONTRACT_PACKAGES: Packages = Packages {
     name: "contract",
-    imports: &["schemathesis", "openapi_spec_validator"],
-    pip: &["schemathesis", "openapi-spec-validator"],
+    imports: &["schemathesis", "openapi_spec_validator", "requests"],
+    requirements: include_str!("../../python/contract-requirements.txt"),
 };
 
 /// A `python3` that can import schemathesis and openapi-spec-validator.
@@ -374,7 +375,8 @@ fn every_failure_answers_with_a_drf_body_the_document_names() {
 }
 
 /// Debian's chromium (or `DEVMGR_TEST_CHROMIUM`). On a machine without it,
-/// running as root, it is installed with apt-get once, as `.ci/run` does.
+/// running as root, it is installed with apt-get once (after refreshing the
+/// package lists when they do not know it yet), as the README says.
 fn chromium() -> &'static Path {
     static CHROMIUM: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let found = CHROMIUM.get_or_init(|| {
@@ -388,14 +390,21 @@ fn chromium() -> &'static Path {
         if let Some(path) = find() {
             return Ok(path);
         }
-        let installed = Command::new("apt-get")
-            .args(["install", "-y", "-q", "chromium"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .output();
+        let apt_get = |args: &[&str]| {
+            Command::new("apt-get")
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .output()
+        };
+        let mut installed = apt_get(&["install", "-y", "-q", "chromium"]);
+        if find().is_none() {
+            let _ = apt_get(&["update", "-q"]);
+            installed = apt_get(&["install", "-y", "-q", "chromium"]);
+        }
         find().ok_or_else(|| {
             format!(
                 "the docs test needs a headless browser: install Debian's chromium \
-                 (`apt-get install chromium`, as .ci/run does) or set DEVMGR_TEST_CHROMIUM; \
+                 (`apt-get install chromium`) or set DEVMGR_TEST_CHROMIUM; \
                  installing it here failed: {}",
                 match installed {
                     Ok(output) => String::from_utf8_lossy(&output.stderr).into_owned(),

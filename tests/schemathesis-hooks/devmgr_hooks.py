@@ -6,14 +6,18 @@ environment. These hooks only supply what no schema can: who the caller is
 and the secrets the server handed out. Every generated request is still sent,
 and every check judges every answer.
 
+The hooks never undo what a generated request did: a device a generated
+`DELETE` removed stays removed, a token a generated logout ended stays ended.
+What the hooks need for themselves lives where no generated request reaches.
+
 Credentials:
 
 - operations secured by `Token` get the run's token, except `DELETE /auth/`,
   which ends the token it is sent with: it gets a fresh one from `POST /auth/`
   each time, so the rest of the run keeps its token;
-- operations secured by `Device` get a device token from `POST /install/`
-  with the run's install token and serial (re-keying the device, or enrolling
-  it again if a generated `DELETE /devices/{serial}/` removed it);
+- operations secured by `Device` get the token of the agent's device, which
+  belongs to an account of its own (`DEVMGR_AGENT_*`): generated requests,
+  signed in as the run's account, cannot see it, edit it or delete it;
 - public operations get the run's token every other call, so the answers that
   depend on being signed in (403 from `/reset-password/`) are exercised too.
 
@@ -25,8 +29,9 @@ that passes the password rules (commonness and similarity to the e-mail are
 rules no schema can state). A registration gets a unique e-mail address,
 since the same address cannot register twice.
 
-A long poll (`GET /agent/commands/`) finds a reboot queued for its device, so
-it answers at once instead of after `wait` seconds (up to 60).
+A long poll (`GET /agent/commands/`) finds a reboot queued for its device by
+the agent account's owner, so it answers at once instead of after `wait`
+seconds (up to 60).
 """
 
 import itertools
@@ -42,7 +47,9 @@ import schemathesis
 BASE = os.environ["DEVMGR_URL"]
 EMAIL = os.environ["DEVMGR_EMAIL"]
 INSTALL_TOKEN = os.environ["DEVMGR_INSTALL_TOKEN"]
-SERIAL = os.environ["DEVMGR_SERIAL"]
+AGENT_SERIAL = os.environ["DEVMGR_AGENT_SERIAL"]
+AGENT_DEVICE_TOKEN = os.environ["DEVMGR_AGENT_DEVICE_TOKEN"]
+AGENT_OWNER_TOKEN = os.environ["DEVMGR_AGENT_OWNER_TOKEN"]
 VERIFY_KEY = os.environ["DEVMGR_VERIFY_KEY"]
 RESET_EMAIL = os.environ["DEVMGR_RESET_EMAIL"]
 MAIL_DIR = pathlib.Path(os.environ["DEVMGR_MAIL_DIR"])
@@ -50,7 +57,6 @@ TIMEOUT = 30
 
 # The run's password changes when a generated password change succeeds.
 _password = os.environ["DEVMGR_PASSWORD"]
-_helper_token = None
 _public_calls = itertools.count()
 _registrations = itertools.count()
 
@@ -61,23 +67,6 @@ def _log_in() -> str:
     )
     response.raise_for_status()
     return response.json()["token"]
-
-
-def _helper() -> str:
-    """A token of the hooks' own, never sent by a generated request."""
-    global _helper_token
-    _helper_token = _helper_token or _log_in()
-    return _helper_token
-
-
-def _device_token() -> str:
-    response = requests.post(
-        f"{BASE}/install/",
-        json={"install_token": INSTALL_TOKEN, "name": "schemathesis", "serial": SERIAL},
-        timeout=TIMEOUT,
-    )
-    response.raise_for_status()
-    return response.json()["device_token"]
 
 
 def _strong_password() -> str:
@@ -126,7 +115,7 @@ class DevmgrAuth:
         security = _security(case)
         schemes = {name for requirement in security for name in requirement}
         if "Device" in schemes:
-            case.headers["Authorization"] = f"Device {_device_token()}"
+            case.headers["Authorization"] = f"Device {AGENT_DEVICE_TOKEN}"
         elif case.method == "DELETE" and case.path == "/auth/":
             case.headers["Authorization"] = f"Token {_log_in()}"
         elif {} in security:
@@ -165,8 +154,8 @@ def before_call(ctx, case, **kwargs):
         _plant_secrets(case)
     if case.method == "GET" and case.path == "/agent/commands/":
         requests.post(
-            f"{BASE}/devices/{SERIAL}/reboot/",
-            headers={"Authorization": f"Token {_helper()}"},
+            f"{BASE}/devices/{AGENT_SERIAL}/reboot/",
+            headers={"Authorization": f"Token {AGENT_OWNER_TOKEN}"},
             timeout=TIMEOUT,
         ).raise_for_status()
 
