@@ -44,9 +44,14 @@ pub struct InstallArgs {
     /// Base URL of the devmgr server, e.g. https://devmgr.example.com.
     #[arg(long)]
     pub server: String,
-    /// The account's install token (shown by the server's profile).
-    #[arg(long)]
-    pub token: String,
+    /// The account's install token (shown by the server's profile); `-`
+    /// reads it from standard input. Without --token or --token-file it
+    /// comes from DEVMGR_AGENT_INSTALL_TOKEN; give exactly one of the three.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "token_file")]
+    pub token: Option<String>,
+    /// A file holding the install token (its trailing newline is ignored).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// The device's name; by default the host name.
     #[arg(long)]
     pub name: Option<String>,
@@ -106,10 +111,40 @@ mod tests {
             panic!("not install: {cli:?}");
         };
         assert_eq!(args.server, "http://127.0.0.1:8000");
-        assert_eq!(args.token, "k3x9");
+        assert_eq!(args.token.as_deref(), Some("k3x9"));
+        assert_eq!(args.token_file, None);
         assert_eq!(args.name, None);
         assert_eq!(args.serial, None);
         assert_eq!(args.machine_type, None);
+    }
+
+    #[test]
+    fn the_token_options_conflict() {
+        let parsed = Cli::try_parse_from([
+            "devmgr-agent",
+            "install",
+            "--server",
+            "http://127.0.0.1:8000",
+            "--token",
+            "k3x9",
+            "--token-file",
+            "/run/token",
+        ]);
+        assert!(parsed.is_err());
+        let cli = Cli::try_parse_from([
+            "devmgr-agent",
+            "install",
+            "--server",
+            "http://127.0.0.1:8000",
+            "--token-file",
+            "/run/token",
+        ])
+        .unwrap();
+        let Command::Install(args) = cli.command else {
+            panic!("not install: {cli:?}");
+        };
+        assert_eq!(args.token, None);
+        assert_eq!(args.token_file, Some(PathBuf::from("/run/token")));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! HTTP calls to the devmgr server, and how their failures are classified.
 
+use crate::answer_limit::{AnswerBuffer, MAX_ANSWER_BYTES, TooLarge};
 use crate::endpoints::Endpoints;
 use crate::protocol::{Ack, Command, CommandList, HeartbeatAnswer, InstallAnswer, InstallRequest};
-use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
-use reqwest::{RequestBuilder, Response, StatusCode};
+use reqwest::header::{AUTHORIZATION, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::{RequestBuilder, Response, StatusCode, redirect};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
@@ -70,17 +71,41 @@ pub enum ApiError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An answer whose body is over [`MAX_ANSWER_BYTES`]: not read further.
+    #[error(
+        "the server's answer ({status}) is larger than {} MiB; it was not read",
+        MAX_ANSWER_BYTES >> 20
+    )]
+    AnswerTooLarge {
+        /// The answer's status.
+        status: StatusCode,
+    },
+    /// A 3xx answer: redirects are never followed, so that nothing (the
+    /// install token least of all) goes to a place the server names.
+    #[error(
+        "the server redirected the request ({status}) to {}; redirects are not followed: \
+         use the final URL as the server URL",
+        location.as_deref().unwrap_or("nowhere")
+    )]
+    Redirected {
+        /// The answer's status.
+        status: StatusCode,
+        /// Its `Location`, if any.
+        location: Option<String>,
+    },
 }
 
 impl ApiError {
     /// Whether trying again later may succeed: no answer, 5xx, 429, or a
-    /// garbled answer. 4xx answers (401 included) are not transient.
+    /// garbled or oversized answer. 4xx answers (401 included) and redirects
+    /// are not transient.
     pub fn is_transient(&self) -> bool {
         matches!(
             self,
             ApiError::Unreachable(_)
                 | ApiError::Unavailable { .. }
                 | ApiError::UnexpectedAnswer { .. }
+                | ApiError::AnswerTooLarge { .. }
         )
     }
 }
@@ -93,11 +118,12 @@ pub struct ServerClient {
 }
 
 impl ServerClient {
-    /// A client for the server at `endpoints`.
+    /// A client for the server at `endpoints`; it never follows redirects.
     pub fn new(endpoints: Endpoints) -> Result<Self, ClientSetupError> {
         let http = reqwest::Client::builder()
             .user_agent(concat!("devmgr-agent/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(CONNECT_TIMEOUT)
+            .redirect(redirect::Policy::none())
             .build()
             .map_err(|error| ClientSetupError::Http(error_chain(&error)))?;
         Ok(Self { http, endpoints })
@@ -181,9 +207,21 @@ async fn send(builder: RequestBuilder) -> Result<Response, ApiError> {
     if status.is_success() {
         return Ok(response);
     }
+    if status.is_redirection() {
+        let location = response
+            .headers()
+            .get(LOCATION)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        return Err(ApiError::Redirected { status, location });
+    }
     let retry_after = retry_after(&response);
-    let body = response.text().await.unwrap_or_default();
-    let detail = describe_error_body(&body);
+    let body = match read_body(response).await {
+        Ok(body) => body,
+        Err(error @ ApiError::AnswerTooLarge { .. }) => return Err(error),
+        // A broken body only costs the error its details.
+        Err(_) => Vec::new(),
+    };
+    let detail = describe_error_body(&String::from_utf8_lossy(&body));
     Err(if status == StatusCode::UNAUTHORIZED {
         ApiError::Unauthorized { status, detail }
     } else if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
@@ -199,14 +237,32 @@ async fn send(builder: RequestBuilder) -> Result<Response, ApiError> {
 
 async fn json_body<T: DeserializeOwned>(response: Response) -> Result<T, ApiError> {
     let status = response.status();
-    let bytes = response
-        .bytes()
-        .await
-        .map_err(|error| ApiError::Unreachable(error_chain(&error)))?;
+    let bytes = read_body(response).await?;
     serde_json::from_slice(&bytes).map_err(|error| ApiError::UnexpectedAnswer {
         status,
         reason: error.to_string(),
     })
+}
+
+/// The body of `response`, read a chunk at a time, whatever its framing
+/// (Content-Length, chunked, or up to the connection's end). One over
+/// [`MAX_ANSWER_BYTES`] is not read further (nor at all when its
+/// Content-Length says so) and is an error.
+async fn read_body(mut response: Response) -> Result<Vec<u8>, ApiError> {
+    let status = response.status();
+    let mut body = AnswerBuffer::new(MAX_ANSWER_BYTES);
+    let too_large = |TooLarge| ApiError::AnswerTooLarge { status };
+    if let Some(length) = response.content_length() {
+        body.expect_length(length).map_err(too_large)?;
+    }
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| ApiError::Unreachable(error_chain(&error)))?
+    {
+        body.push(&chunk).map_err(too_large)?;
+    }
+    Ok(body.into_bytes())
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is not used by devmgr).

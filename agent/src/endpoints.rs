@@ -1,6 +1,7 @@
 //! The URLs of the agent protocol, built from the server's base URL.
 
 use reqwest::Url;
+use std::net::IpAddr;
 
 /// Why a server URL cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +49,24 @@ impl Endpoints {
         Ok(Self { base })
     }
 
+    /// Whether requests go unencrypted (`http://`) to another machine, so
+    /// that the install token and the device token travel in clear.
+    pub fn is_cleartext_to_another_host(&self) -> bool {
+        self.base.scheme() == "http" && !self.base.host_str().is_some_and(is_loopback_host)
+    }
+
+    /// Logs a warning when [`Endpoints::is_cleartext_to_another_host`].
+    pub fn warn_if_cleartext(&self) {
+        if self.is_cleartext_to_another_host() {
+            tracing::warn!(
+                server = %self.base,
+                "the server URL is plain http:// to another machine: the install token and \
+                 the device token travel unencrypted and can be read or changed on the way; \
+                 use an https:// URL"
+            );
+        }
+    }
+
     /// `POST {server}/install/`.
     pub fn install(&self) -> Url {
         self.route(&["install"])
@@ -79,6 +98,25 @@ impl Endpoints {
             .extend(segments)
             .push("");
         url
+    }
+}
+
+/// Whether `host` (a URL's host: a name, an IPv4 address, or an IPv6 one in
+/// brackets) is this machine: `localhost`, 127.0.0.0/8 or ::1.
+pub fn is_loopback_host(host: &str) -> bool {
+    let unbracketed = host
+        .strip_prefix('[')
+        .and_then(|inner| inner.strip_suffix(']'))
+        .unwrap_or(host);
+    match unbracketed.parse::<IpAddr>() {
+        Ok(IpAddr::V4(address)) => address.is_loopback(),
+        Ok(IpAddr::V6(address)) => {
+            address.is_loopback() || address.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Err(_) => {
+            let name = host.strip_suffix('.').unwrap_or(host);
+            name.eq_ignore_ascii_case("localhost")
+        }
     }
 }
 
@@ -127,6 +165,58 @@ mod tests {
             endpoints.ack("a/b?c").as_str(),
             "http://h/agent/commands/a%2Fb%3Fc/ack/"
         );
+    }
+
+    #[test]
+    fn plain_http_to_another_host_is_cleartext() {
+        for server in [
+            "http://192.0.2.1:9/",
+            "http://devmgr.example.com",
+            "http://10.0.0.5:8000",
+            "http://[2001:db8::1]:8000",
+            "http://localhost.example.com",
+            "http://128.0.0.1",
+            "http://0.0.0.0:8000",
+        ] {
+            let endpoints = Endpoints::new(server).unwrap();
+            assert!(endpoints.is_cleartext_to_another_host(), "{server}");
+        }
+    }
+
+    #[test]
+    fn https_or_this_machine_is_not_cleartext_to_another_host() {
+        for server in [
+            "https://devmgr.example.com",
+            "https://192.0.2.1",
+            "http://127.0.0.1:8000",
+            "http://127.8.9.10",
+            "http://127.1:8000",
+            "http://localhost:8000/devmgr",
+            "http://LOCALHOST",
+            "http://localhost.:8000",
+            "http://[::1]:8000",
+            "http://[::ffff:127.0.0.1]:8000",
+        ] {
+            let endpoints = Endpoints::new(server).unwrap();
+            assert!(!endpoints.is_cleartext_to_another_host(), "{server}");
+        }
+    }
+
+    #[test]
+    fn loopback_hosts_are_localhost_127_8_and_ipv6_1() {
+        for host in ["localhost", "127.0.0.1", "127.255.255.254", "[::1]", "::1"] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "192.0.2.1",
+            "example.com",
+            "[::2]",
+            "126.0.0.1",
+            "localhostx",
+            "",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use crate::client::{ApiError, ClientSetupError, ServerClient};
 use crate::config::{self, Config, ConfigError};
 use crate::endpoints::{Endpoints, InvalidServerUrl};
 use crate::facts;
+use crate::install_token::{INSTALL_TOKEN_ENV, TokenError, TokenSource};
 use crate::protocol::InstallRequest;
 use reqwest::StatusCode;
 use serde::Serialize;
@@ -16,6 +17,9 @@ pub enum InstallError {
     /// `--server` is not a usable URL.
     #[error(transparent)]
     InvalidServer(#[from] InvalidServerUrl),
+    /// No usable install token, or more than one.
+    #[error(transparent)]
+    Token(#[from] TokenError),
     /// The configuration file cannot be written (checked before enrolling).
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -53,12 +57,20 @@ pub struct Installed {
 }
 
 /// Enrols this machine with `args.server` and writes the configuration file.
+/// The install token comes from `args`, the environment or standard input.
 pub async fn install(args: &InstallArgs) -> Result<Installed, InstallError> {
     let server = config::normalize_server(&args.server).to_owned();
     let endpoints = Endpoints::new(&server)?;
+    endpoints.warn_if_cleartext();
+    let install_token = TokenSource::choose(
+        args.token.as_deref(),
+        args.token_file.as_deref(),
+        std::env::var_os(INSTALL_TOKEN_ENV),
+    )?
+    .read(std::io::stdin().lock())?;
     let config_path = &args.config.path;
     let request = InstallRequest {
-        install_token: args.token.clone(),
+        install_token,
         name: args.name.clone().unwrap_or_else(facts::system::host_name),
         machine_type: args
             .machine_type

@@ -5,14 +5,17 @@
 //!
 //! The binary's `main` only calls [`main`]; everything lives in this library.
 
+pub mod answer_limit;
 pub mod backoff;
 pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod config;
 pub mod endpoints;
+pub mod escape;
 pub mod facts;
 pub mod install;
+pub mod install_token;
 pub mod protocol;
 pub mod run;
 pub mod shutdown;
@@ -70,7 +73,7 @@ pub fn main() -> ExitCode {
     match execute(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            let _ = writeln!(std::io::stderr(), "error: {}", escape::Escaped(&error));
             ExitCode::from(1)
         }
     }
@@ -81,6 +84,7 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .fmt_fields(escape::escaping_fields())
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
@@ -132,9 +136,11 @@ fn block_on<F: Future>(future: F) -> Result<F::Output, Error> {
     Ok(output)
 }
 
-/// Prints one JSON object on stdout, for programs.
+/// Prints one JSON object on stdout, for programs, with no raw control
+/// character (its strings may come from the server).
 fn print_json(value: &impl Serialize) -> Result<(), Error> {
-    let text = serde_json::to_string(value).map_err(|error| Error::Output(error.into()))?;
+    let json = serde_json::to_string(value).map_err(|error| Error::Output(error.into()))?;
+    let text = escape::escape_json_controls(&json);
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{text}")
         .and_then(|()| stdout.flush())

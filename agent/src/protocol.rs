@@ -1,6 +1,7 @@
 //! The JSON bodies of the agent protocol (docs/agent-protocol.md).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
 
 /// Body of `POST /install/`.
 #[derive(Debug, Clone, Serialize)]
@@ -33,8 +34,76 @@ pub struct HeartbeatAnswer {
     /// Commands handed out to the device.
     #[serde(default)]
     pub commands: Vec<Command>,
-    /// Seconds within which the next heartbeat is due.
+    /// Seconds within which the next heartbeat is due: any JSON number the
+    /// server sends, clamped to [`MIN_HEARTBEAT_INTERVAL`]–[`MAX_HEARTBEAT_INTERVAL`].
+    #[serde(deserialize_with = "clamped_heartbeat_interval")]
     pub heartbeat_interval: u64,
+}
+
+/// The shortest heartbeat interval the agent accepts, in seconds.
+pub const MIN_HEARTBEAT_INTERVAL: u64 = 1;
+/// The longest heartbeat interval the agent accepts, in seconds (an hour).
+pub const MAX_HEARTBEAT_INTERVAL: u64 = 3600;
+
+/// `seconds` (any number, even far beyond 64 bits) as a heartbeat interval:
+/// whole seconds, at least [`MIN_HEARTBEAT_INTERVAL`] and at most
+/// [`MAX_HEARTBEAT_INTERVAL`].
+pub fn clamp_heartbeat_interval(seconds: f64) -> u64 {
+    if seconds.is_nan() {
+        return MIN_HEARTBEAT_INTERVAL;
+    }
+    // Once clamped, a small whole number: the cast is exact.
+    seconds
+        .floor()
+        .clamp(MIN_HEARTBEAT_INTERVAL as f64, MAX_HEARTBEAT_INTERVAL as f64) as u64
+}
+
+/// Whole `seconds` clamped to the heartbeat interval's bounds.
+fn clamp_whole_seconds(seconds: i128) -> u64 {
+    let clamped = seconds.clamp(
+        i128::from(MIN_HEARTBEAT_INTERVAL),
+        i128::from(MAX_HEARTBEAT_INTERVAL),
+    );
+    u64::try_from(clamped).expect("the bounds fit in a u64")
+}
+
+/// Reads `heartbeat_interval` as any JSON number (integer or not, of any
+/// size serde_json can represent) and clamps it; anything but a number makes
+/// the answer malformed, a failed request.
+fn clamped_heartbeat_interval<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    struct Seconds;
+
+    impl serde::de::Visitor<'_> for Seconds {
+        type Value = u64;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("a number of seconds")
+        }
+
+        fn visit_u64<E>(self, seconds: u64) -> Result<u64, E> {
+            Ok(clamp_whole_seconds(seconds.into()))
+        }
+
+        fn visit_i64<E>(self, seconds: i64) -> Result<u64, E> {
+            Ok(clamp_whole_seconds(seconds.into()))
+        }
+
+        fn visit_u128<E>(self, seconds: u128) -> Result<u64, E> {
+            Ok(clamp_whole_seconds(
+                i128::try_from(seconds).unwrap_or(i128::MAX),
+            ))
+        }
+
+        fn visit_i128<E>(self, seconds: i128) -> Result<u64, E> {
+            Ok(clamp_whole_seconds(seconds))
+        }
+
+        fn visit_f64<E>(self, seconds: f64) -> Result<u64, E> {
+            Ok(clamp_heartbeat_interval(seconds))
+        }
+    }
+
+    deserializer.deserialize_any(Seconds)
 }
 
 /// Answer 200 of `GET /agent/commands/`.
@@ -139,6 +208,63 @@ mod tests {
                 issued_time: "2026-11-21T10:00:00".to_owned(),
             }]
         );
+    }
+
+    fn interval_of(body: &str) -> Result<u64, serde_json::Error> {
+        serde_json::from_str::<HeartbeatAnswer>(body).map(|answer| answer.heartbeat_interval)
+    }
+
+    #[test]
+    fn the_heartbeat_interval_is_clamped_to_one_second_to_an_hour() {
+        for (number, expected) in [
+            ("30", 30),
+            ("1", 1),
+            ("3600", 3600),
+            ("3601", 3600),
+            ("0", 1),
+            ("-5", 1),
+            ("-9223372036854775808", 1),
+            ("0.5", 1),
+            ("29.9", 29),
+            ("3599.99", 3599),
+            ("1e3", 1000),
+            ("18446744073709551615", 3600),
+            ("18446744073709551616", 3600),
+            ("1e30", 3600),
+            ("-1e30", 1),
+            ("1.7976931348623157e308", 3600),
+            ("123456789012345678901234567890", 3600),
+            ("-123456789012345678901234567890", 1),
+        ] {
+            let body = format!(r#"{{"commands": [], "heartbeat_interval": {number}}}"#);
+            assert_eq!(interval_of(&body).unwrap(), expected, "{number}");
+        }
+    }
+
+    #[test]
+    fn a_heartbeat_interval_that_is_not_a_number_makes_the_answer_malformed() {
+        for value in [r#""30""#, "null", "[30]", "{}", "true"] {
+            let body = format!(r#"{{"commands": [], "heartbeat_interval": {value}}}"#);
+            assert!(interval_of(&body).is_err(), "{value} accepted");
+        }
+        assert!(interval_of(r#"{"commands": []}"#).is_err());
+        // serde_json cannot represent numbers beyond ±1.8e308 at all: such an
+        // answer is malformed too (a failed request), never a panic.
+        let beyond_f64 = "9".repeat(400);
+        for number in ["1e400", "-1e400", &beyond_f64] {
+            let body = format!(r#"{{"commands": [], "heartbeat_interval": {number}}}"#);
+            assert!(interval_of(&body).is_err(), "{number} accepted");
+        }
+    }
+
+    #[test]
+    fn the_clamp_handles_every_float() {
+        assert_eq!(clamp_heartbeat_interval(f64::INFINITY), 3600);
+        assert_eq!(clamp_heartbeat_interval(f64::NEG_INFINITY), 1);
+        assert_eq!(clamp_heartbeat_interval(f64::NAN), 1);
+        assert_eq!(clamp_heartbeat_interval(f64::MAX), 3600);
+        assert_eq!(clamp_heartbeat_interval(-0.0), 1);
+        assert_eq!(clamp_heartbeat_interval(60.0), 60);
     }
 
     #[test]

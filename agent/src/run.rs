@@ -62,6 +62,7 @@ impl Agent {
     /// An agent for the device of `config`.
     pub fn new(config: &Config, options: RunOptions) -> Result<Self, RunError> {
         let endpoints = Endpoints::new(&config.server)?;
+        endpoints.warn_if_cleartext();
         Ok(Self {
             client: DeviceClient::new(endpoints, &config.device_token)?,
             runner: CommandRunner::new(options.reboot_command, options.reboot_timeout),
@@ -92,7 +93,8 @@ impl Agent {
                 Facts::minimal()
             });
         let answer = self.client.heartbeat(&facts).await?;
-        let interval = Duration::from_secs(answer.heartbeat_interval.max(1));
+        // Already clamped to 1 s – 1 h when the answer was read.
+        let interval = Duration::from_secs(answer.heartbeat_interval);
         let next_heartbeat = Instant::now() + interval;
         tracing::debug!(
             heartbeat_interval = interval.as_secs(),
