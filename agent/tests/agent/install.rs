@@ -1,6 +1,6 @@
 //! `devmgr-agent install` against a stub server.
 
-use crate::support::{Reply, SERIAL, StubServer, agent};
+use crate::support::{Reply, SERIAL, StubServer, agent, agent_command, agent_with_stdin};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -63,6 +63,8 @@ fn install_enrols_writes_a_private_config_and_prints_no_token() {
     let token = format!("{:040x}", 1);
     assert!(!String::from_utf8_lossy(&output.stdout).contains(&token));
     assert!(!String::from_utf8_lossy(&output.stderr).contains(&token));
+    // No warning either: plain http:// to 127.0.0.1 stays on this machine.
+    assert!(output.stderr.is_empty(), "{output:?}");
 
     let mode = std::fs::metadata(&config).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -204,4 +206,118 @@ fn a_config_that_cannot_be_written_stops_install_before_enrolling() {
         stderr.contains("cannot write the agent configuration"),
         "{stderr}"
     );
+}
+
+/// `first` then `second`.
+fn joined<'a>(first: &[&'a str], second: &[&'a str]) -> Vec<&'a str> {
+    [first, second].concat()
+}
+
+/// The install token each of `installing_server`'s requests carried.
+fn tokens_received(server: &StubServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|request| request.json()["install_token"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_token_comes_from_a_file_stdin_or_the_environment_without_its_line_ending() {
+    let server = installing_server();
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("config.json");
+    let config = config.to_str().unwrap();
+    let install = ["install", "--server", server.url(), "--config", config];
+
+    for contents in ["good-token\n", "good-token\r\n", "good-token"] {
+        let token_file = directory.path().join("token");
+        std::fs::write(&token_file, contents).unwrap();
+        let output = agent(&joined(
+            &install,
+            &["--token-file", token_file.to_str().unwrap()],
+        ));
+        assert!(output.status.success(), "{contents:?}: {output:?}");
+    }
+    let output = agent_with_stdin(&joined(&install, &["--token", "-"]), b"good-token\n");
+    assert!(output.status.success(), "stdin: {output:?}");
+    let output = agent_command(&install)
+        .env("DEVMGR_AGENT_INSTALL_TOKEN", "good-token\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "environment: {output:?}");
+
+    assert_eq!(tokens_received(&server), vec!["good-token"; 5]);
+}
+
+#[test]
+fn only_one_line_ending_is_stripped_from_the_token() {
+    let server = installing_server();
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("config.json");
+    let output = agent_with_stdin(
+        &[
+            "install",
+            "--server",
+            server.url(),
+            "--token",
+            "-",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        b"good-token\n\n",
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(tokens_received(&server), vec!["good-token\n"]);
+}
+
+#[test]
+fn the_token_must_come_from_exactly_one_source() {
+    let server = installing_server();
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("config.json");
+    let token_file = directory.path().join("token");
+    std::fs::write(&token_file, "good-token\n").unwrap();
+    let install = [
+        "install",
+        "--server",
+        server.url(),
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    let token_file = token_file.to_str().unwrap();
+    let cases: [(&[&str], Option<&str>, &str); 6] = [
+        (&[], None, "no install token"),
+        (&["--token", "-"], None, "is empty"),
+        (
+            &["--token", "good-token", "--token-file", token_file],
+            None,
+            "cannot be used with",
+        ),
+        (
+            &["--token", "good-token"],
+            Some("good-token"),
+            "exactly one",
+        ),
+        (&["--token", "-"], Some("good-token"), "exactly one"),
+        (
+            &["--token-file", token_file],
+            Some("good-token"),
+            "exactly one",
+        ),
+    ];
+    for (extra, environment, message) in cases {
+        let mut command = agent_command(&joined(&install, extra));
+        if let Some(value) = environment {
+            command.env("DEVMGR_AGENT_INSTALL_TOKEN", value);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(1), "{extra:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+        assert!(!stderr.contains("good-token"), "{extra:?}: {stderr}");
+    }
+    assert!(server.requests().is_empty(), "{:#?}", server.requests());
+    assert!(!config.exists());
 }

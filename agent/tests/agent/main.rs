@@ -2,6 +2,7 @@
 //! in one test binary to keep link time down.
 
 mod cli;
+mod hostile_server;
 mod install;
 mod run_loop;
 mod signals;

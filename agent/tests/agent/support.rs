@@ -1,10 +1,12 @@
-//! Test helpers: a scripted HTTP server on 127.0.0.1 standing in for devmgr,
+//! Test helpers: a scripted HTTP server on 127.0.0.1 standing in for devmgr
+//! (or for a hostile server: huge bodies, redirects, control characters),
 //! and the real `devmgr-agent` binary run as a child process.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -73,22 +75,43 @@ impl Request {
     }
 }
 
+/// How the stub marks the end of a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `Content-Length`.
+    ContentLength,
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
+    /// Neither: the body ends when the stub closes the connection.
+    CloseDelimited,
+}
+
 /// What the stub answers.
 #[derive(Debug, Clone)]
 pub struct Reply {
     status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    body: Vec<u8>,
+    /// Spaces sent before `body`, made as they are sent (never held whole).
+    padding: u64,
+    framing: Framing,
     delay: Duration,
 }
 
 impl Reply {
     /// A JSON answer.
     pub fn json(status: u16, body: serde_json::Value) -> Self {
+        Self::raw_json(status, &body.to_string())
+    }
+
+    /// A JSON answer written as given (numbers `serde_json::Value` cannot hold).
+    pub fn raw_json(status: u16, body: &str) -> Self {
         Self {
             status,
             headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
-            body: body.to_string(),
+            body: body.as_bytes().to_vec(),
+            padding: 0,
+            framing: Framing::ContentLength,
             delay: Duration::ZERO,
         }
     }
@@ -98,9 +121,24 @@ impl Reply {
         Self {
             status,
             headers: Vec::new(),
-            body: String::new(),
+            body: Vec::new(),
+            padding: 0,
+            framing: Framing::ContentLength,
             delay: Duration::ZERO,
         }
+    }
+
+    /// The body's length in bytes, padding included.
+    pub fn body_len(&self) -> u64 {
+        self.padding + self.body.len() as u64
+    }
+
+    /// Sends `bytes` spaces (JSON whitespace: the body stays valid) before
+    /// the body, framed with `framing`.
+    pub fn padded(mut self, bytes: u64, framing: Framing) -> Self {
+        self.padding = bytes;
+        self.framing = framing;
+        self
     }
 
     /// Adds a header.
@@ -123,6 +161,8 @@ type Handler = dyn Fn(&Request, &[Request]) -> Reply + Send + Sync;
 pub struct StubServer {
     url: String,
     log: Arc<Mutex<Vec<Request>>>,
+    connections: Arc<AtomicUsize>,
+    body_bytes_sent: Arc<AtomicU64>,
 }
 
 impl StubServer {
@@ -131,16 +171,38 @@ impl StubServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let log = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(AtomicUsize::new(0));
+        let body_bytes_sent = Arc::new(AtomicU64::new(0));
         let handler: Arc<Handler> = Arc::new(handler);
         let shared_log = Arc::clone(&log);
+        let shared_connections = Arc::clone(&connections);
+        let shared_sent = Arc::clone(&body_bytes_sent);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                shared_connections.fetch_add(1, Ordering::SeqCst);
                 let log = Arc::clone(&shared_log);
                 let handler = Arc::clone(&handler);
-                std::thread::spawn(move || serve_connection(stream, &log, &*handler));
+                let sent = Arc::clone(&shared_sent);
+                std::thread::spawn(move || serve_connection(stream, &log, &*handler, &sent));
             }
         });
-        Self { url, log }
+        Self {
+            url,
+            log,
+            connections,
+            body_bytes_sent,
+        }
+    }
+
+    /// How many connections it has accepted.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    /// How many body bytes (padding included) it has handed to the kernel:
+    /// an upper bound on what a client can have read.
+    pub fn body_bytes_sent(&self) -> u64 {
+        self.body_bytes_sent.load(Ordering::SeqCst)
     }
 
     /// The server's base URL, without a trailing slash.
@@ -169,7 +231,12 @@ impl StubServer {
     }
 }
 
-fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Request>>, handler: &Handler) {
+fn serve_connection(
+    stream: TcpStream,
+    log: &Mutex<Vec<Request>>,
+    handler: &Handler,
+    body_bytes_sent: &AtomicU64,
+) {
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     while let Some(request) = read_request(&mut reader) {
@@ -180,23 +247,58 @@ fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Request>>, handler: &Hand
             reply
         };
         std::thread::sleep(reply.delay);
-        let mut head = format!(
-            "HTTP/1.1 {} Stub\r\nContent-Length: {}\r\n",
-            reply.status,
-            reply.body.len()
-        );
-        for (name, value) in &reply.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        let sent = writer
-            .write_all(head.as_bytes())
-            .and_then(|()| writer.write_all(reply.body.as_bytes()))
-            .and_then(|()| writer.flush());
-        if sent.is_err() {
+        let sent = write_reply(&mut writer, &reply, body_bytes_sent);
+        // A close-delimited body ends when the connection does.
+        if sent.is_err() || reply.framing == Framing::CloseDelimited {
             return;
         }
     }
+}
+
+fn write_reply(
+    writer: &mut TcpStream,
+    reply: &Reply,
+    body_bytes_sent: &AtomicU64,
+) -> io::Result<()> {
+    let mut head = format!("HTTP/1.1 {} Stub\r\n", reply.status);
+    match reply.framing {
+        Framing::ContentLength => {
+            head.push_str(&format!("Content-Length: {}\r\n", reply.body_len()))
+        }
+        Framing::Chunked => head.push_str("Transfer-Encoding: chunked\r\n"),
+        Framing::CloseDelimited => head.push_str("Connection: close\r\n"),
+    }
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    writer.write_all(head.as_bytes())?;
+    let mut send = |data: &[u8]| -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        if reply.framing == Framing::Chunked {
+            write!(writer, "{:x}\r\n", data.len())?;
+            writer.write_all(data)?;
+            writer.write_all(b"\r\n")?;
+        } else {
+            writer.write_all(data)?;
+        }
+        body_bytes_sent.fetch_add(data.len() as u64, Ordering::SeqCst);
+        Ok(())
+    };
+    let spaces = [b' '; 64 * 1024];
+    let mut padding_left = reply.padding;
+    while padding_left > 0 {
+        let size = padding_left.min(spaces.len() as u64);
+        send(&spaces[..size as usize])?;
+        padding_left -= size;
+    }
+    send(&reply.body)?;
+    if reply.framing == Framing::Chunked {
+        writer.write_all(b"0\r\n\r\n")?;
+    }
+    writer.flush()
 }
 
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
@@ -330,13 +432,90 @@ impl Drop for RunningAgent {
     }
 }
 
+/// `devmgr-agent <args…>` with no `DEVMGR_AGENT_*` setting of the
+/// environment running the tests, logging warnings only, stdin empty.
+pub fn agent_command(args: &[&str]) -> Command {
+    let mut command = Command::new(AGENT);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("DEVMGR_AGENT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+        .args(args)
+        .env("DEVMGR_AGENT_LOG", "warn")
+        .stdin(Stdio::null());
+    command
+}
+
 /// Runs the agent with `args` to its end.
 pub fn agent(args: &[&str]) -> Output {
-    Command::new(AGENT)
-        .args(args)
-        .env_remove("DEVMGR_AGENT_CONFIG")
-        .env("DEVMGR_AGENT_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    agent_command(args).output().unwrap()
+}
+
+/// Runs the agent with `args` to its end, `stdin` as its standard input.
+pub fn agent_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = agent_command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// How a run measured by [`measure`] went.
+#[derive(Debug)]
+pub struct Measured {
+    /// Exit status and output.
+    pub output: Output,
+    /// The highest peak resident memory (`VmHWM`) seen while it ran, in bytes.
+    pub peak_memory: u64,
+    /// From start to exit.
+    pub took: Duration,
+}
+
+/// Runs `command` to its end, reading its peak resident memory (`VmHWM` of
+/// `/proc/<pid>/status`, which only grows) every millisecond meanwhile.
+pub fn measure(mut command: Command) -> Measured {
+    let started = Instant::now();
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_memory = 0;
+    // Its output is a line or two: the pipes cannot fill up meanwhile.
+    while child.try_wait().unwrap().is_none() {
+        if let Some(peak) = peak_resident_memory(&status_file) {
+            peak_memory = peak_memory.max(peak);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the agent is still running after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let took = started.elapsed();
+    let output = child.wait_with_output().unwrap();
+    Measured {
+        output,
+        peak_memory,
+        took,
+    }
+}
+
+/// `VmHWM` in bytes, while the process is alive.
+fn peak_resident_memory(status_file: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(status_file).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Whether `text` has a C0 or C1 control character or DEL in it.
+pub fn has_control_characters(text: &str) -> bool {
+    text.contains(char::is_control)
 }
