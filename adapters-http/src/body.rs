@@ -1,4 +1,4 @@
-//! Reading a request body: JSON objects only, at most 64 KiB.
+//! Reading a request body: JSON objects only, at most 64 KiB, within 10 s.
 
 use crate::error::ApiError;
 use actix_web::HttpRequest;
@@ -6,12 +6,24 @@ use actix_web::http::header;
 use actix_web::web::{BytesMut, Payload};
 use futures_util::StreamExt;
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// Largest body accepted.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// Reads the whole body, refusing more than [`MAX_BODY_BYTES`].
-pub async fn read_limited(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
+/// How long a body may take to arrive once the request is being served: a
+/// client trickling bytes cannot hold a connection open for longer.
+pub const BODY_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Reads the whole body, refusing more than [`MAX_BODY_BYTES`], and one
+/// that has not arrived within [`BODY_DEADLINE`] (408; the connection closes).
+pub async fn read_limited(req: &HttpRequest, payload: Payload) -> Result<BytesMut, ApiError> {
+    tokio::time::timeout(BODY_DEADLINE, read_all(req, payload))
+        .await
+        .unwrap_or(Err(ApiError::BodyTimeout))
+}
+
+async fn read_all(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)

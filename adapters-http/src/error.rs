@@ -41,8 +41,12 @@ pub enum ApiError {
     TooLarge,
     /// 415 for a body that is not JSON.
     UnsupportedMediaType(String),
+    /// 408: the body did not arrive in time; the connection closes.
+    BodyTimeout,
     /// 429 with `Retry-After`: the client may try again in this many seconds.
     Throttled(u64),
+    /// 503 with `Retry-After: 1`: too much work is waiting (password hashes).
+    Busy,
     /// 500: the cause is logged, never shown.
     Internal(String),
 }
@@ -79,9 +83,11 @@ impl ApiError {
             Self::UnsupportedMediaType(media_type) => {
                 format!("Unsupported media type \"{media_type}\" in request.")
             }
+            Self::BodyTimeout => "The request body took too long to arrive.".to_owned(),
             Self::Throttled(seconds) => {
                 format!("Request was throttled. Expected available in {seconds} seconds.")
             }
+            Self::Busy => "The server is busy. Try again shortly.".to_owned(),
             Self::Internal(_) => "A server error occurred.".to_owned(),
         };
         json!({ "detail": detail })
@@ -104,7 +110,9 @@ impl ResponseError for ApiError {
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -127,6 +135,12 @@ impl ResponseError for ApiError {
             Self::Throttled(seconds) => {
                 response.insert_header((header::RETRY_AFTER, seconds.to_string()));
             }
+            Self::Busy => {
+                response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            Self::BodyTimeout => {
+                response.force_close();
+            }
             _ => {}
         }
         response.json(self.detail())
@@ -135,6 +149,10 @@ impl ResponseError for ApiError {
 
 impl From<application::StoreError> for ApiError {
     fn from(error: application::StoreError) -> Self {
+        if error.is_busy() {
+            tracing::warn!(%error, "refused: busy");
+            return Self::Busy;
+        }
         Self::internal(&error)
     }
 }
@@ -183,6 +201,19 @@ mod tests {
         );
         let body = to_bytes(response.into_body()).await.unwrap();
         assert_eq!(body, r#"{"detail":"Method \"PATCH\" not allowed."}"#);
+    }
+
+    #[actix_web::test]
+    async fn a_saturated_resource_is_503_with_retry_after_one_second() {
+        let busy = application::StoreError::busy("password hashing queue is full");
+        let (status, response) = body_of(ApiError::from(busy)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "1");
+        let body = to_bytes(response.into_body()).await.unwrap();
+        assert_eq!(
+            body,
+            r#"{"detail":"The server is busy. Try again shortly."}"#
+        );
     }
 
     #[actix_web::test]

@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod error;
 pub mod fields;
 mod handlers;
+pub mod long_polls;
 pub mod openapi;
 mod pages;
 pub mod resources;
@@ -22,15 +23,30 @@ pub mod throttle;
 
 pub use device_json::DeviceJson;
 pub use state::HttpState;
-pub use throttle::{AddressThrottle, Rate};
+pub use throttle::{AccountThrottle, AddressThrottle, Rate};
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
 use std::net::TcpListener;
 
-/// Starts serving on an already bound listener with `workers` threads.
-/// The server stops gracefully on SIGINT and SIGTERM.
-pub fn serve(listener: TcpListener, state: HttpState, workers: usize) -> std::io::Result<Server> {
+/// How much the server takes on at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeLimits {
+    /// Worker threads.
+    pub workers: usize,
+    /// Connections served at once, over all workers; more wait in the
+    /// listener's backlog.
+    pub max_connections: usize,
+}
+
+/// Starts serving on an already bound listener. The server stops gracefully
+/// on SIGINT and SIGTERM.
+pub fn serve(
+    listener: TcpListener,
+    state: HttpState,
+    limits: ServeLimits,
+) -> std::io::Result<Server> {
+    let workers = limits.workers.max(1);
     let state = web::Data::new(state);
     let server = HttpServer::new(move || {
         App::new()
@@ -39,7 +55,9 @@ pub fn serve(listener: TcpListener, state: HttpState, workers: usize) -> std::io
             .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES + 1))
             .default_service(web::to(dispatch::dispatch))
     })
-    .workers(workers.max(1))
+    .workers(workers)
+    // actix counts connections per worker.
+    .max_connections(limits.max_connections.div_ceil(workers).max(1))
     .listen(listener)?
     .run();
     Ok(server)

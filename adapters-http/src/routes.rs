@@ -385,6 +385,20 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
             documented: true,
         },
         Route {
+            pattern: "/auth/logout-all/",
+            name: "Logout All",
+            description: "End every API token of the account, the one used for this request\nincluded: log out everywhere.",
+            endpoints: vec![endpoint(
+                Method::POST,
+                User,
+                None,
+                "Log out everywhere: end every token",
+                reply(204, Empty),
+                |c| Box::pin(auth::logout_everywhere(c)),
+            )],
+            documented: true,
+        },
+        Route {
             pattern: "/change-password/",
             name: "Change Password",
             description: "Set a new password. `old_password` is needed while the account has a usable password.",
@@ -579,6 +593,20 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
                     |c| Box::pin(accounts::update_profile(c)),
                 ),
             ],
+            documented: true,
+        },
+        Route {
+            pattern: "/profile/install-token/",
+            name: "Profile Install Token",
+            description: "Replace the account's install token: the old one ends at once.\nEnrolled devices are not affected. No body needed.",
+            endpoints: vec![endpoint(
+                Method::POST,
+                User,
+                None,
+                "Replace the install token",
+                reply(200, One(&PROFILE)),
+                |c| Box::pin(accounts::rotate_install_token(c)),
+            )],
             documented: true,
         },
         Route {

@@ -1,6 +1,7 @@
 //! What every request handler shares.
 
-use crate::throttle::AddressThrottle;
+use crate::long_polls::LongPolls;
+use crate::throttle::{AccountThrottle, AddressThrottle};
 use actix_web::HttpRequest;
 use actix_web::http::header;
 use application::DevMgr;
@@ -16,6 +17,10 @@ pub struct HttpState {
     local_host: String,
     /// Rate limiting of unauthenticated write routes, when on.
     pub(crate) throttle: Option<Arc<AddressThrottle>>,
+    /// Rate limiting of password changes per account, when on.
+    pub(crate) password_changes: Option<Arc<AccountThrottle>>,
+    /// The open long polls of each device.
+    pub(crate) long_polls: LongPolls,
 }
 
 impl HttpState {
@@ -27,6 +32,8 @@ impl HttpState {
             public_url,
             local_host,
             throttle: None,
+            password_changes: None,
+            long_polls: LongPolls::default(),
         }
     }
 
@@ -34,6 +41,23 @@ impl HttpState {
     pub fn with_throttle(mut self, throttle: Arc<AddressThrottle>) -> Self {
         self.throttle = Some(throttle);
         self
+    }
+
+    /// Turns on rate limiting of password changes per account.
+    pub fn with_password_change_throttle(mut self, throttle: Arc<AccountThrottle>) -> Self {
+        self.password_changes = Some(throttle);
+        self
+    }
+
+    /// The base of links in mail: the public URL when configured, else
+    /// `http://` and the address the server listens on. Never the request's
+    /// `Host`, which an attacker chooses (a reset link to their own host
+    /// would hand them the key).
+    pub fn mail_base_url(&self) -> String {
+        match &self.public_url {
+            Some(url) => url.clone(),
+            None => format!("http://{}", self.local_host),
+        }
     }
 
     /// The base of absolute URLs: the public URL when configured, else

@@ -1,6 +1,7 @@
-//! Rate limiting of unauthenticated write routes per client address
-//! (CONTRACT §1), on governor's keyed GCRA limiter: each address may make a
-//! burst of `requests`, refilled evenly over `period`.
+//! Rate limiting on governor's keyed GCRA limiter: each key may make a burst
+//! of `requests`, refilled evenly over `period`. Unauthenticated write routes
+//! are limited per client address, password changes per account
+//! (`docs/api.md`, Throttling).
 
 use actix_web::HttpRequest;
 use governor::clock::{Clock, DefaultClock};
@@ -54,6 +55,49 @@ impl fmt::Display for Rate {
     }
 }
 
+/// A GCRA quota allowing `rate` as a burst refilled evenly.
+fn quota(rate: Rate) -> Quota {
+    let interval = rate.period / rate.requests.get();
+    Quota::with_period(interval.max(Duration::from_nanos(1)))
+        .expect("a non-zero period")
+        .allow_burst(rate.requests)
+}
+
+/// Whole seconds (at least 1) until a refused key may try again.
+fn wait_secs(not_until: governor::NotUntil<governor::clock::QuantaInstant>) -> u64 {
+    let wait = not_until.wait_time_from(DefaultClock::default().now());
+    wait.as_millis().div_ceil(1000).max(1) as u64
+}
+
+/// The per-account limiter of password changes, shared by every worker:
+/// every request counts, successful ones too, so nobody can turn an API
+/// token into a stream of expensive password hashes or old-password guesses.
+#[derive(Debug)]
+pub struct AccountThrottle {
+    limiter: DefaultKeyedRateLimiter<i64>,
+}
+
+impl AccountThrottle {
+    /// A limiter allowing `rate` per account.
+    pub fn new(rate: Rate) -> Self {
+        Self {
+            limiter: DefaultKeyedRateLimiter::keyed(quota(rate)),
+        }
+    }
+
+    /// Counts one request of the account; `Err(seconds)` when it must wait
+    /// that many whole seconds (at least 1) first.
+    pub fn check(&self, account: domain::AccountId) -> Result<(), u64> {
+        self.limiter.check_key(&account.0).map_err(wait_secs)
+    }
+
+    /// Forgets accounts whose limit is fully restored (call now and then).
+    pub fn forget_idle(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+    }
+}
+
 /// The per-address limiter shared by every worker.
 pub struct AddressThrottle {
     limiter: DefaultKeyedRateLimiter<IpAddr>,
@@ -72,12 +116,8 @@ impl AddressThrottle {
     /// A limiter allowing `rate`. With `trust_proxy`, the client address is
     /// the last one a reverse proxy appended to `X-Forwarded-For`.
     pub fn new(rate: Rate, trust_proxy: bool) -> Self {
-        let interval = rate.period / rate.requests.get();
-        let quota = Quota::with_period(interval.max(Duration::from_nanos(1)))
-            .expect("a non-zero period")
-            .allow_burst(rate.requests);
         Self {
-            limiter: DefaultKeyedRateLimiter::keyed(quota),
+            limiter: DefaultKeyedRateLimiter::keyed(quota(rate)),
             trust_proxy,
         }
     }
@@ -88,10 +128,7 @@ impl AddressThrottle {
         let Some(address) = client_address(req, self.trust_proxy) else {
             return Ok(());
         };
-        self.limiter.check_key(&address).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            wait.as_millis().div_ceil(1000).max(1) as u64
-        })
+        self.limiter.check_key(&address).map_err(wait_secs)
     }
 
     /// Forgets addresses whose limit is fully restored (call now and then).
@@ -195,5 +232,20 @@ mod tests {
         let wait = throttle.check(&ann).unwrap_err();
         assert!((1..=20).contains(&wait), "wait {wait}");
         assert_eq!(throttle.check(&bob), Ok(()));
+    }
+
+    #[test]
+    fn each_account_has_its_own_budget() {
+        use domain::AccountId;
+        let throttle = AccountThrottle::new("10/hour".parse().unwrap());
+        for _ in 0..10 {
+            assert_eq!(throttle.check(AccountId(1)), Ok(()));
+        }
+        let wait = throttle.check(AccountId(1)).unwrap_err();
+        assert!(
+            (300..=360).contains(&wait),
+            "one request every 6 minutes: {wait}"
+        );
+        assert_eq!(throttle.check(AccountId(2)), Ok(()));
     }
 }

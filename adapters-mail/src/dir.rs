@@ -3,14 +3,18 @@ use application::mail::Email;
 use application::ports::{MailError, Mailer};
 use async_trait::async_trait;
 use lettre::message::Mailbox;
-use std::path::PathBuf;
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Writes every mail as one `.eml` file in a folder.
 ///
 /// Files are written under a temporary name and renamed, so a reader never
 /// sees half a message. Names sort by time of sending and end in the
-/// mail's id.
+/// mail's id. Mail holds live links (a reset link opens the account), so
+/// the files are readable by devmgr's user only (0600, a new folder 0700).
 #[derive(Debug, Clone)]
 pub struct DirMailer {
     dir: PathBuf,
@@ -18,11 +22,22 @@ pub struct DirMailer {
 }
 
 impl DirMailer {
-    /// Creates the folder if needed.
+    /// Creates the folder (0700) if needed.
     pub fn new(dir: PathBuf, from: Mailbox) -> std::io::Result<Self> {
-        std::fs::create_dir_all(&dir)?;
+        DirBuilder::new().recursive(true).mode(0o700).create(&dir)?;
         Ok(Self { dir, from })
     }
+}
+
+/// Writes a new file readable and writable by its owner only.
+fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(contents)?;
+    file.sync_all()
 }
 
 #[async_trait]
@@ -41,7 +56,7 @@ impl Mailer for DirMailer {
             self.dir.join(format!("{name}.eml")),
         );
         tokio::task::spawn_blocking(move || {
-            std::fs::write(&temp, message.formatted())?;
+            write_private(&temp, &message.formatted())?;
             std::fs::rename(&temp, &path)
         })
         .await
@@ -103,6 +118,24 @@ mod tests {
                 .all(|f| f.to_string_lossy().ends_with("-5eed.eml")),
             "{files:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn mail_files_and_a_new_folder_are_private_whatever_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("new").join("mail");
+        let mailer = DirMailer::new(
+            folder.clone(),
+            "devmgr <noreply@devmgr.test>".parse().unwrap(),
+        )
+        .unwrap();
+        mailer.send(&mail()).await.unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&folder), 0o700);
+        for file in std::fs::read_dir(&folder).unwrap() {
+            assert_eq!(mode(&file.unwrap().path()), 0o600);
+        }
     }
 
     #[tokio::test]

@@ -18,4 +18,4 @@ mod smtp;
 pub use dir::DirMailer;
 pub use log::LogMailer;
 pub use message::{MessageError, build_message};
-pub use smtp::{SmtpConfigError, SmtpMailer, StartTls};
+pub use smtp::{SmtpConfigError, SmtpMailer, StartTls, smtp_url_has_user};

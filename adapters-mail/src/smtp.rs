@@ -56,6 +56,12 @@ pub struct SmtpMailer {
     password: Option<String>,
 }
 
+/// Whether an SMTP URL carries a user (and so credentials). A URL that does
+/// not parse has none; [`SmtpMailer::new`] reports what is wrong with it.
+pub fn smtp_url_has_user(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|url| !url.username().is_empty())
+}
+
 impl SmtpMailer {
     /// `url`: `smtp://[user[:pass]@]host[:port]` (default port 25) or
     /// `smtps://[user[:pass]@]host[:port]` (default 465); user and password

@@ -1,4 +1,4 @@
-use crate::keys::insert_mailed_key;
+use crate::keys::{end_reset_keys, insert_mailed_key};
 use crate::prepared;
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::{Failure, PgStore, violates};
@@ -95,16 +95,36 @@ impl AccountRepository for PgStore {
     }
 
     async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError> {
-        self.run("set password", |c| {
+        self.transaction("set password", |tx| {
             let hash = password_hash.to_owned();
             Box::pin(async move {
                 prepared::execute(
-                    c,
+                    tx,
                     "UPDATE accounts SET password_hash = $2 WHERE id = $1",
                     &[&id.0, &hash],
                 )
                 .await?;
+                end_reset_keys(tx, id).await?;
                 Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn replace_install_token(
+        &self,
+        id: AccountId,
+        install_token: &str,
+    ) -> Result<Account, StoreError> {
+        self.run("replace install token", |c| {
+            let token = install_token.to_owned();
+            Box::pin(async move {
+                let sql = format!(
+                    "UPDATE accounts SET install_token = $2 WHERE id = $1 \
+                     RETURNING {ACCOUNT_COLUMNS}"
+                );
+                let row = prepared::query_one(c, &sql, &[&id.0, &token]).await?;
+                Ok(rows::account(&row)?)
             })
         })
         .await

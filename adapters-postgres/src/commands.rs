@@ -95,6 +95,21 @@ impl CommandRepository for PgStore {
         Ok(commands)
     }
 
+    async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
+        self.run("purge old commands", |c| {
+            Box::pin(async move {
+                prepared::execute(
+                    c,
+                    "DELETE FROM device_commands WHERE issued_time < $1",
+                    &[&rows::at(issued_before)],
+                )
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
     async fn acknowledge(
         &self,
         device: &Serial,

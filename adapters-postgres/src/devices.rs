@@ -59,6 +59,12 @@ async fn rekey(
     if existing.owner != e.owner {
         return Err(Failure::Outcome(EnrolError::ForeignSerial));
     }
+    if existing
+        .last_seen
+        .is_some_and(|seen| seen > rows::at(e.online_after))
+    {
+        return Err(Failure::Outcome(EnrolError::Online));
+    }
     let sql = format!(
         "UPDATE devices SET name = $2, machine_type = COALESCE($3, machine_type), \
          token_hash = $4 WHERE serial = $1 RETURNING {DEVICE_COLUMNS}"

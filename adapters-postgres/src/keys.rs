@@ -3,7 +3,10 @@ use crate::prepared;
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::PgStore;
 use application::StoreError;
-use application::ports::{EmailKeyRepository, KeyPurpose, MailedKey};
+use application::ports::{
+    CompletedReset, EmailKeyRepository, KeyPurpose, MAX_OUTSTANDING_RESET_KEYS, MailedKey,
+    NewEmailKey,
+};
 use async_trait::async_trait;
 use deadpool_postgres::{GenericClient, Transaction};
 use domain::secret::SecretHash;
@@ -35,7 +38,54 @@ pub(crate) async fn insert_mailed_key(
         ],
     )
     .await?;
+    if key.purpose == KeyPurpose::ResetPassword {
+        keep_newest_reset_keys(tx, account, key, mailed.created).await?;
+    }
     enqueue(tx, &mailed.mail, mailed.created).await
+}
+
+/// Keeps the new reset key and the account's newest other outstanding ones,
+/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest (keys of one
+/// lifetime expire in the order they were made). Requests for one account
+/// take turns on its row, so the count holds under concurrency.
+async fn keep_newest_reset_keys(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    new: &NewEmailKey,
+    now: Timestamp,
+) -> Result<(), tokio_postgres::Error> {
+    prepared::execute(
+        tx,
+        "SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE",
+        &[&account.0],
+    )
+    .await?;
+    let keep = MAX_OUTSTANDING_RESET_KEYS as i64 - 1;
+    prepared::execute(
+        tx,
+        "DELETE FROM email_keys WHERE key_hash IN ( \
+           SELECT key_hash FROM email_keys \
+           WHERE account_id = $1 AND purpose = 'reset_password' AND used_time IS NULL \
+             AND expires_time > $2 AND key_hash <> $3 \
+           ORDER BY expires_time DESC, key_hash DESC OFFSET $4)",
+        &[&account.0, &rows::at(now), &new.hash.as_str(), &keep],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Ends every reset key of the account (inside the caller's transaction).
+pub(crate) async fn end_reset_keys(
+    tx: &Transaction<'_>,
+    account: AccountId,
+) -> Result<(), tokio_postgres::Error> {
+    prepared::execute(
+        tx,
+        "DELETE FROM email_keys WHERE account_id = $1 AND purpose = 'reset_password'",
+        &[&account.0],
+    )
+    .await?;
+    Ok(())
 }
 
 /// The account of a reset key that is unused and unexpired at `now`.
@@ -108,11 +158,11 @@ impl EmailKeyRepository for PgStore {
     async fn complete_reset(
         &self,
         key: &SecretHash,
-        now: Timestamp,
-        password_hash: &str,
+        reset: &CompletedReset,
     ) -> Result<bool, StoreError> {
         self.transaction("reset password", |tx| {
-            let (key, password_hash) = (key.clone(), password_hash.to_owned());
+            let (key, reset) = (key.clone(), reset.clone());
+            let now = reset.now;
             Box::pin(async move {
                 let Some(account) = reset_key_account(tx, &key, now).await? else {
                     return Ok(false);
@@ -130,18 +180,35 @@ impl EmailKeyRepository for PgStore {
                 }
                 prepared::execute(
                     tx,
-                    "UPDATE accounts SET password_hash = $2, email_verified = TRUE WHERE id = $1",
-                    &[&account.id.0, &password_hash],
+                    "UPDATE accounts SET password_hash = $2, email_verified = TRUE, \
+                     install_token = $3 WHERE id = $1",
+                    &[&account.id.0, &reset.password_hash, &reset.install_token],
                 )
                 .await?;
+                end_reset_keys(tx, account.id).await?;
                 prepared::execute(
                     tx,
-                    "UPDATE email_keys SET used_time = $2 \
-                     WHERE account_id = $1 AND purpose = 'reset_password' AND used_time IS NULL",
-                    &[&account.id.0, &rows::at(now)],
+                    "DELETE FROM api_tokens WHERE account_id = $1",
+                    &[&account.id.0],
                 )
                 .await?;
                 Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn purge_keys(&self, now: Timestamp) -> Result<(), StoreError> {
+        self.run("purge e-mail keys", |c| {
+            Box::pin(async move {
+                prepared::execute(
+                    c,
+                    "DELETE FROM email_keys WHERE expires_time <= $1 \
+                     OR (purpose = 'reset_password' AND used_time IS NOT NULL)",
+                    &[&rows::at(now)],
+                )
+                .await?;
+                Ok(())
             })
         })
         .await

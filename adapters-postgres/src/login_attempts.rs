@@ -2,13 +2,14 @@ use crate::prepared;
 use crate::rows;
 use crate::store::PgStore;
 use application::StoreError;
-use application::ports::{LockoutPolicy, LoginAttemptRepository};
+use application::ports::{Admission, LockoutPolicy, LoginAttemptRepository};
 use async_trait::async_trait;
 use chrono::Duration;
 use domain::Timestamp;
 
 /// Counts a failure at `$2` of address `$1`; a window that began at or before
-/// `$3` is over, and the failure starts a new one.
+/// `$3` is over, and the failure starts a new one (a row counting no failure
+/// yet starts a window too).
 const COUNT_FAILURE: &str = "INSERT INTO login_failures AS f (address, failures, window_start) \
      VALUES ($1, 1, $2) \
      ON CONFLICT (address) DO UPDATE SET \
@@ -18,53 +19,53 @@ const COUNT_FAILURE: &str = "INSERT INTO login_failures AS f (address, failures,
 
 #[async_trait]
 impl LoginAttemptRepository for PgStore {
-    async fn locked_until(
-        &self,
-        address: &str,
-        now: Timestamp,
-    ) -> Result<Option<Timestamp>, StoreError> {
-        self.run("read login lock", |c| {
-            let address = address.to_owned();
-            Box::pin(async move {
-                let sql = "SELECT locked_until FROM login_failures \
-                         WHERE address = $1 AND locked_until > $2";
-                let row = prepared::query_opt(c, sql, &[&address, &rows::at(now)]).await?;
-                Ok(row.map(|row| row.try_get(0)).transpose()?)
-            })
-        })
-        .await
-    }
-
-    async fn record_failure(
+    async fn admit(
         &self,
         address: &str,
         now: Timestamp,
         policy: LockoutPolicy,
-    ) -> Result<Option<Timestamp>, StoreError> {
+    ) -> Result<Admission, StoreError> {
         let now = rows::at(now);
         let window_floor = now - policy.period;
-        self.transaction("count failed login", |tx| {
+        self.transaction("admit login attempt", |tx| {
             let address = address.to_owned();
             Box::pin(async move {
-                // A failure outside the current window starts a new one. The
-                // upsert locks the row: concurrent failures count one by one.
+                // The row of the address, locked: concurrent attempts on one
+                // address take turns from here to the commit.
+                prepared::execute(
+                    tx,
+                    "INSERT INTO login_failures (address, failures, window_start) \
+                     VALUES ($1, 0, $2) ON CONFLICT (address) DO NOTHING",
+                    &[&address, &now],
+                )
+                .await?;
+                let locked: Option<Timestamp> = prepared::query_one(
+                    tx,
+                    "SELECT locked_until FROM login_failures WHERE address = $1 FOR UPDATE",
+                    &[&address],
+                )
+                .await?
+                .try_get(0)?;
+                if let Some(until) = locked.filter(|until| *until > now) {
+                    return Ok(Admission::Locked(until));
+                }
+                // An attempt outside the current window starts a new one.
                 let failures: i32 =
                     prepared::query_one(tx, COUNT_FAILURE, &[&address, &now, &window_floor])
                         .await?
                         .try_get(0)?;
-                if i64::from(failures) < i64::from(policy.max_failures) {
-                    return Ok(None);
+                if i64::from(failures) >= i64::from(policy.max_failures) {
+                    // This attempt is the last the lockout allows; counting
+                    // starts afresh when the lock ends.
+                    prepared::execute(
+                        tx,
+                        "UPDATE login_failures SET failures = 0, window_start = $2, \
+                         locked_until = $3 WHERE address = $1",
+                        &[&address, &now, &(now + policy.period)],
+                    )
+                    .await?;
                 }
-                let until = now + policy.period;
-                // Counting starts afresh when the lock ends.
-                prepared::execute(
-                    tx,
-                    "UPDATE login_failures SET failures = 0, window_start = $2, locked_until = $3 \
-                     WHERE address = $1",
-                    &[&address, &now, &until],
-                )
-                .await?;
-                Ok(Some(until))
+                Ok(Admission::Admitted)
             })
         })
         .await

@@ -46,6 +46,21 @@ impl TokenRepository for PgStore {
         .await
     }
 
+    async fn revoke_all(&self, account: AccountId) -> Result<(), StoreError> {
+        self.run("revoke every token", |c| {
+            Box::pin(async move {
+                prepared::execute(
+                    c,
+                    "DELETE FROM api_tokens WHERE account_id = $1",
+                    &[&account.0],
+                )
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
     async fn revoke(&self, token: &SecretHash) -> Result<(), StoreError> {
         self.run("revoke token", |c| {
             let token = token.clone();

@@ -1,4 +1,4 @@
-use crate::keys::insert_mailed_key;
+use crate::keys::{end_reset_keys, insert_mailed_key};
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
@@ -86,11 +86,28 @@ impl AccountRepository for SqliteStore {
     async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError> {
         let hash = password_hash.to_owned();
         self.run("set password", move |conn| {
-            conn.execute(
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
                 "UPDATE accounts SET password_hash = ?2 WHERE id = ?1",
                 params![id.0, hash],
-            )
-            .map(drop)
+            )?;
+            end_reset_keys(&tx, id)?;
+            tx.commit()
+        })
+        .await
+    }
+
+    async fn replace_install_token(
+        &self,
+        id: AccountId,
+        install_token: &str,
+    ) -> Result<Account, StoreError> {
+        let token = install_token.to_owned();
+        self.run("replace install token", move |conn| {
+            conn.prepare_cached(&format!(
+                "UPDATE accounts SET install_token = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"
+            ))?
+            .query_row(params![id.0, token], rows::account)
         })
         .await
     }

@@ -118,6 +118,16 @@ impl CommandRepository for SqliteStore {
         .await
     }
 
+    async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
+        let before = rows::to_secs(issued_before);
+        self.run("purge old commands", move |conn| {
+            conn.prepare_cached("DELETE FROM device_commands WHERE issued_time < ?1")?
+                .execute([before])
+                .map(drop)
+        })
+        .await
+    }
+
     fn listen(&self, device: &Serial) -> Box<dyn CommandListener> {
         Box::new(self.command_signals.listen(device))
     }

@@ -223,6 +223,9 @@ impl DeviceRepository for SqliteStore {
                 Some(existing) if existing.owner != e.owner => {
                     return Err(Failure::Outcome(EnrolError::ForeignSerial));
                 }
+                Some(existing) if existing.last_seen.is_some_and(|seen| seen > e.online_after) => {
+                    return Err(Failure::Outcome(EnrolError::Online));
+                }
                 Some(_) => rekey(&tx, &e)?,
                 None => insert_enrolled(&tx, &e)?,
             }

@@ -2,7 +2,10 @@ use crate::outbox::enqueue;
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::SqliteStore;
 use application::StoreError;
-use application::ports::{EmailKeyRepository, KeyPurpose, MailedKey};
+use application::ports::{
+    CompletedReset, EmailKeyRepository, KeyPurpose, MAX_OUTSTANDING_RESET_KEYS, MailedKey,
+    NewEmailKey,
+};
 use async_trait::async_trait;
 use domain::secret::SecretHash;
 use domain::{Account, AccountId, Timestamp};
@@ -31,7 +34,44 @@ pub(crate) fn insert_mailed_key(
         purpose_code(key.purpose),
         rows::to_secs(key.expires)
     ])?;
+    if key.purpose == KeyPurpose::ResetPassword {
+        keep_newest_reset_keys(conn, account, key, rows::to_secs(mailed.created))?;
+    }
     enqueue(conn, &mailed.mail, mailed.created)
+}
+
+/// Keeps the new reset key and the account's newest other outstanding ones,
+/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest (keys of one
+/// lifetime expire in the order they were made).
+fn keep_newest_reset_keys(
+    conn: &Connection,
+    account: AccountId,
+    new: &NewEmailKey,
+    now: i64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM email_keys WHERE key_hash IN ( \
+           SELECT key_hash FROM email_keys \
+           WHERE account_id = ?1 AND purpose = 'reset_password' AND used_time IS NULL \
+             AND expires_time > ?2 AND key_hash <> ?3 \
+           ORDER BY expires_time DESC, key_hash DESC LIMIT -1 OFFSET ?4)",
+    )?
+    .execute(params![
+        account.0,
+        now,
+        new.hash.as_str(),
+        MAX_OUTSTANDING_RESET_KEYS as i64 - 1
+    ])
+    .map(drop)
+}
+
+/// Ends every reset key of the account (inside the caller's transaction).
+pub(crate) fn end_reset_keys(conn: &Connection, account: AccountId) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM email_keys WHERE account_id = ?1 AND purpose = 'reset_password'",
+    )?
+    .execute([account.0])
+    .map(drop)
 }
 
 /// The account of a reset key that is unused and unexpired at `now`.
@@ -98,27 +138,41 @@ impl EmailKeyRepository for SqliteStore {
     async fn complete_reset(
         &self,
         key: &SecretHash,
-        now: Timestamp,
-        password_hash: &str,
+        reset: &CompletedReset,
     ) -> Result<bool, StoreError> {
-        let (key, now) = (key.clone(), rows::to_secs(now));
-        let password_hash = password_hash.to_owned();
+        let (key, reset) = (key.clone(), reset.clone());
         self.run("reset password", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let Some(account) = reset_key_account(&tx, &key, now)? else {
+            let Some(account) = reset_key_account(&tx, &key, rows::to_secs(reset.now))? else {
                 return Ok(false);
             };
             tx.prepare_cached(
-                "UPDATE accounts SET password_hash = ?2, email_verified = 1 WHERE id = ?1",
+                "UPDATE accounts SET password_hash = ?2, email_verified = 1, install_token = ?3 \
+                 WHERE id = ?1",
             )?
-            .execute(params![account.id.0, password_hash])?;
-            tx.prepare_cached(
-                "UPDATE email_keys SET used_time = ?2 \
-                 WHERE account_id = ?1 AND purpose = 'reset_password' AND used_time IS NULL",
-            )?
-            .execute(params![account.id.0, now])?;
+            .execute(params![
+                account.id.0,
+                reset.password_hash,
+                reset.install_token
+            ])?;
+            end_reset_keys(&tx, account.id)?;
+            tx.prepare_cached("DELETE FROM api_tokens WHERE account_id = ?1")?
+                .execute([account.id.0])?;
             tx.commit()?;
             Ok(true)
+        })
+        .await
+    }
+
+    async fn purge_keys(&self, now: Timestamp) -> Result<(), StoreError> {
+        let now = rows::to_secs(now);
+        self.run("purge e-mail keys", move |conn| {
+            conn.prepare_cached(
+                "DELETE FROM email_keys WHERE expires_time <= ?1 \
+                 OR (purpose = 'reset_password' AND used_time IS NOT NULL)",
+            )?
+            .execute([now])
+            .map(drop)
         })
         .await
     }

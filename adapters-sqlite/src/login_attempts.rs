@@ -1,7 +1,7 @@
 use crate::rows;
 use crate::store::SqliteStore;
 use application::StoreError;
-use application::ports::{LockoutPolicy, LoginAttemptRepository};
+use application::ports::{Admission, LockoutPolicy, LoginAttemptRepository};
 use async_trait::async_trait;
 use chrono::Duration;
 use domain::Timestamp;
@@ -9,34 +9,28 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 #[async_trait]
 impl LoginAttemptRepository for SqliteStore {
-    async fn locked_until(
-        &self,
-        address: &str,
-        now: Timestamp,
-    ) -> Result<Option<Timestamp>, StoreError> {
-        let (address, now) = (address.to_owned(), rows::to_secs(now));
-        self.run("read login lock", move |conn| {
-            conn.prepare_cached(
-                "SELECT locked_until FROM login_failures WHERE address = ?1 AND locked_until > ?2",
-            )?
-            .query_row(params![address, now], |row| row.get::<_, i64>(0))
-            .optional()
-            .map(|until| until.map(rows::from_secs))
-        })
-        .await
-    }
-
-    async fn record_failure(
+    async fn admit(
         &self,
         address: &str,
         now: Timestamp,
         policy: LockoutPolicy,
-    ) -> Result<Option<Timestamp>, StoreError> {
+    ) -> Result<Admission, StoreError> {
         let address = address.to_owned();
         let (now, period) = (rows::to_secs(now), policy.period.num_seconds());
-        self.run("count failed login", move |conn| {
+        self.run("admit login attempt", move |conn| {
+            // One writer at a time: concurrent attempts are counted one by one.
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // A failure outside the current window starts a new one.
+            let locked: Option<i64> = tx
+                .prepare_cached(
+                    "SELECT locked_until FROM login_failures \
+                     WHERE address = ?1 AND locked_until > ?2",
+                )?
+                .query_row(params![address, now], |row| row.get(0))
+                .optional()?;
+            if let Some(until) = locked {
+                return Ok(Admission::Locked(rows::from_secs(until)));
+            }
+            // An attempt outside the current window starts a new one.
             let failures: i64 = tx
                 .prepare_cached(
                     "INSERT INTO login_failures (address, failures, window_start) VALUES (?1, 1, ?2) \
@@ -46,20 +40,17 @@ impl LoginAttemptRepository for SqliteStore {
                      RETURNING failures",
                 )?
                 .query_row(params![address, now, period], |row| row.get(0))?;
-            let locked = if failures >= i64::from(policy.max_failures) {
-                let until = now + period;
-                // Counting starts afresh when the lock ends.
+            if failures >= i64::from(policy.max_failures) {
+                // This attempt is the last the lockout allows; counting
+                // starts afresh when the lock ends.
                 tx.prepare_cached(
                     "UPDATE login_failures SET failures = 0, window_start = ?2, locked_until = ?3 \
                      WHERE address = ?1",
                 )?
-                .execute(params![address, now, until])?;
-                Some(rows::from_secs(until))
-            } else {
-                None
-            };
+                .execute(params![address, now, now + period])?;
+            }
             tx.commit()?;
-            Ok(locked)
+            Ok(Admission::Admitted)
         })
         .await
     }

@@ -42,6 +42,14 @@ pub enum OpenError {
     /// A migration failed.
     #[error("cannot migrate the SQLite database: {0}")]
     Migrate(String),
+    /// The file could not be created or made private.
+    #[error("cannot make the SQLite database {path} private: {source}")]
+    Private {
+        /// The database file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
 }
 
 /// A pool of connections to one SQLite file; implements every repository port.
@@ -62,8 +70,14 @@ impl std::fmt::Debug for SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) the database file. WAL is switched on once
     /// here; every pooled connection gets the busy timeout and foreign keys.
+    /// The file (with its `-wal` and `-shm`, which SQLite creates with the
+    /// file's mode) is readable by its owner only: it holds install tokens.
     /// Does not migrate.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
+        make_private(path).map_err(|source| OpenError::Private {
+            path: path.to_owned(),
+            source,
+        })?;
         enable_wal(path).map_err(|source| OpenError::Wal {
             path: path.to_owned(),
             source,
@@ -185,6 +199,27 @@ pub(crate) fn is_unique_violation(error: &rusqlite::Error, column: &str) -> bool
         rusqlite::Error::SqliteFailure(e, Some(message))
             if e.code == rusqlite::ErrorCode::ConstraintViolation && message.contains(column)
     )
+}
+
+/// Creates the database file with mode 0600 when it is missing, and sets
+/// 0600 on it and its `-wal` and `-shm` files when they exist.
+fn make_private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)?;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Switches the file to WAL mode (a lasting property of the file). Another

@@ -39,6 +39,15 @@ impl TokenRepository for SqliteStore {
         .await
     }
 
+    async fn revoke_all(&self, account: AccountId) -> Result<(), StoreError> {
+        self.run("revoke every token", move |conn| {
+            conn.prepare_cached("DELETE FROM api_tokens WHERE account_id = ?1")?
+                .execute([account.0])
+                .map(drop)
+        })
+        .await
+    }
+
     async fn revoke(&self, token: &SecretHash) -> Result<(), StoreError> {
         let token = token.clone();
         self.run("revoke token", move |conn| {

@@ -163,6 +163,27 @@ async fn an_acknowledgement_before_hand_out_is_stored() {
     );
 }
 
+/// The database, its `-wal` and its `-shm` are readable by their owner only,
+/// whatever the umask, also when the file existed with looser permissions.
+#[tokio::test]
+async fn the_database_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.sqlite");
+    std::fs::write(&path, "").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let store = SqliteStore::open(&path).unwrap();
+    store.migrate().unwrap();
+    AccountRepository::create(&store, new_account("a@example.com", Some("t")))
+        .await
+        .unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let file = dir.path().join(format!("db.sqlite{suffix}"));
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
+}
+
 // --- Migrations -----------------------------------------------------------------------
 
 #[test]

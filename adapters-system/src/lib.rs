@@ -6,5 +6,5 @@ mod hasher;
 mod random;
 
 pub use clock::SystemClock;
-pub use hasher::Argon2Hasher;
+pub use hasher::{Argon2Hasher, DEFAULT_MAX_QUEUE};
 pub use random::OsRandom;

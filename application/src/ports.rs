@@ -23,6 +23,7 @@ pub struct StoreError {
     context: String,
     #[source]
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    busy: bool,
 }
 
 impl StoreError {
@@ -34,6 +35,7 @@ impl StoreError {
         Self {
             context: context.into(),
             source: Some(source.into()),
+            busy: false,
         }
     }
 
@@ -42,7 +44,23 @@ impl StoreError {
         Self {
             context: context.into(),
             source: None,
+            busy: false,
         }
+    }
+
+    /// The resource is saturated (too much work is waiting for it): nothing
+    /// failed, and the same request may succeed shortly. Clients see 503.
+    pub fn busy(context: impl Into<String>) -> Self {
+        Self {
+            context: context.into(),
+            source: None,
+            busy: true,
+        }
+    }
+
+    /// Whether this is [`busy`](Self::busy).
+    pub fn is_busy(&self) -> bool {
+        self.busy
     }
 }
 
@@ -122,8 +140,17 @@ pub trait AccountRepository: Send + Sync {
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<Account>, StoreError>;
     /// Sets the display name and returns the updated account.
     async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError>;
-    /// Sets a new password hash.
+    /// Sets a new password hash and, in the same transaction, ends every
+    /// outstanding reset key of the account (a link mailed before the change
+    /// must not undo it).
     async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError>;
+    /// Gives the account a new install token (the old one ends at once) and
+    /// returns the updated account. Enrolled devices keep their tokens.
+    async fn replace_install_token(
+        &self,
+        id: AccountId,
+        install_token: &str,
+    ) -> Result<Account, StoreError>;
     /// The account with this install token.
     async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError>;
 }
@@ -143,13 +170,21 @@ pub trait TokenRepository: Send + Sync {
     async fn account_for(&self, token: &SecretHash) -> Result<Option<Account>, StoreError>;
     /// Deletes one token; other tokens of the account stay valid.
     async fn revoke(&self, token: &SecretHash) -> Result<(), StoreError>;
+    /// Deletes every token of the account.
+    async fn revoke_all(&self, account: AccountId) -> Result<(), StoreError>;
 }
+
+/// The most reset keys an account has outstanding: storing another ends the
+/// oldest, so requests cannot pile keys up.
+pub const MAX_OUTSTANDING_RESET_KEYS: usize = 5;
 
 /// Keys sent in e-mailed links, stored only as hashes.
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait EmailKeyRepository: Send + Sync {
     /// Stores a key of the account and queues its mail, in one transaction.
+    /// Of the account's outstanding (unused, unexpired) reset keys, only the
+    /// newest [`MAX_OUTSTANDING_RESET_KEYS`] are kept.
     async fn store(&self, account: AccountId, key: MailedKey) -> Result<(), StoreError>;
     /// If `key` is a verification key that has not expired at `now`, marks the
     /// address of its account verified (again, if it was) and returns true.
@@ -161,15 +196,27 @@ pub trait EmailKeyRepository: Send + Sync {
         now: Timestamp,
     ) -> Result<Option<Account>, StoreError>;
     /// Atomically, if the reset key is still unused and unexpired: sets the
-    /// password hash, marks the address verified and ends every reset key of
-    /// the account. Returns whether it did (false when another request used
-    /// the key first).
+    /// password hash, marks the address verified, ends every reset key and
+    /// every API token of the account, and replaces its install token.
+    /// Returns whether it did (false when another request used the key first).
     async fn complete_reset(
         &self,
         key: &SecretHash,
-        now: Timestamp,
-        password_hash: &str,
+        reset: &CompletedReset,
     ) -> Result<bool, StoreError>;
+    /// Forgets keys that have expired at `now`, and reset keys already used.
+    async fn purge_keys(&self, now: Timestamp) -> Result<(), StoreError>;
+}
+
+/// What a successful password reset changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletedReset {
+    /// When the key is used.
+    pub now: Timestamp,
+    /// PHC hash of the new password.
+    pub password_hash: String,
+    /// The account's new install token.
+    pub install_token: String,
 }
 
 /// A mail waiting in the outbox.
@@ -221,28 +268,36 @@ pub struct LockoutPolicy {
     pub period: chrono::Duration,
 }
 
+/// Whether a login attempt may check a password.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Yes; the attempt counts as a failure until [`LoginAttemptRepository::clear`].
+    Admitted,
+    /// No: the address is locked until then.
+    Locked(Timestamp),
+}
+
 /// Failed logins per account (keyed by the lowercased address, whether or
 /// not an account has it, so a lock reveals nothing), shared by every
 /// instance on the database.
+///
+/// An attempt is counted as a failure *before* its password is checked, so
+/// concurrent attempts cannot all slip past the lockout: of any number of
+/// them, no more are admitted than the failures the lockout still allows.
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait LoginAttemptRepository: Send + Sync {
-    /// Until when logins to this address are refused, if they are at `now`.
-    async fn locked_until(
-        &self,
-        address: &str,
-        now: Timestamp,
-    ) -> Result<Option<Timestamp>, StoreError>;
-    /// Counts one failed login; the `policy.max_failures`-th within
-    /// `policy.period` locks the address until `now + policy.period`.
-    /// Returns the end of the lock when this failure set one.
-    async fn record_failure(
+    /// Atomically: refuses the attempt while the address is locked at `now`;
+    /// otherwise counts it as a failure (the `policy.max_failures`-th within
+    /// `policy.period` locks the address until `now + policy.period`) and
+    /// admits it.
+    async fn admit(
         &self,
         address: &str,
         now: Timestamp,
         policy: LockoutPolicy,
-    ) -> Result<Option<Timestamp>, StoreError>;
-    /// Forgets the failures of an address (after a successful login).
+    ) -> Result<Admission, StoreError>;
+    /// Forgets the failures (and lock) of an address: its password was right.
     async fn clear(&self, address: &str) -> Result<(), StoreError>;
     /// Forgets addresses with no lock in force at `now` and no failure
     /// younger than `period`.
@@ -286,6 +341,9 @@ pub struct Enrolment {
     pub wormhole_slug: String,
     /// Now: the creation time of a new device.
     pub now: Timestamp,
+    /// A device whose last heartbeat is later than this is online, and is
+    /// not re-keyed.
+    pub online_after: Timestamp,
 }
 
 /// Why a device could not enrol.
@@ -294,6 +352,10 @@ pub enum EnrolError {
     /// The serial belongs to a device of another account.
     #[error("this serial belongs to another account")]
     ForeignSerial,
+    /// The account's device with this serial is online: re-keying it would
+    /// cut off the running agent.
+    #[error("this device is online")]
+    Online,
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -333,9 +395,10 @@ pub trait DeviceRepository: Send + Sync {
         serial: &Serial,
     ) -> Result<Option<Vec<Port>>, StoreError>;
     /// Atomically: creates the device with the given token, or, when the
-    /// owner already has a device with this serial, gives it the new token
-    /// (ending the old one), the name, and the machine type when sent.
-    /// Returns the device as stored.
+    /// owner already has a device with this serial and it is offline, gives
+    /// it the new token (ending the old one), the name, and the machine type
+    /// when sent. Returns the device as stored; [`EnrolError::Online`] when
+    /// the device is online.
     async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError>;
     /// The device a device token belongs to, if the token is current.
     async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError>;
@@ -389,6 +452,9 @@ pub trait CommandRepository: Send + Sync {
         outcome: &CommandOutcome,
         now: Timestamp,
     ) -> Result<bool, StoreError>;
+    /// Forgets commands issued before `issued_before` (acknowledged or lapsed
+    /// long ago).
+    async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError>;
     /// Starts listening for commands queued for the device from now on.
     /// Listen before looking for pending commands, so none slips between.
     fn listen(&self, device: &Serial) -> Box<dyn CommandListener>;

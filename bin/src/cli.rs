@@ -61,9 +61,11 @@ pub struct ServeArgs {
     /// (port 25 by default) or smtps://… (TLS from the start, port 465 by default).
     #[arg(long, env = "DEVMGR_SMTP_URL")]
     pub smtp_url: Option<String>,
-    /// STARTTLS on an smtp:// connection.
-    #[arg(long, env = "DEVMGR_SMTP_STARTTLS", value_enum, default_value_t = SmtpStartTls::Opportunistic)]
-    pub smtp_starttls: SmtpStartTls,
+    /// STARTTLS on an smtp:// connection (default: `required` when the URL
+    /// has a user, so credentials never travel in clear; else `opportunistic`).
+    /// `off` together with credentials is refused.
+    #[arg(long, env = "DEVMGR_SMTP_STARTTLS", value_enum)]
+    pub smtp_starttls: Option<SmtpStartTls>,
     /// The From address of outgoing e-mail.
     #[arg(
         long,
@@ -96,6 +98,18 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "DEVMGR_WORKERS")]
     pub workers: Option<usize>,
+    /// Connections served at once; more wait in the listen backlog (default:
+    /// 90 % of the open-file limit, which `serve` raises to the hard limit).
+    #[arg(long, env = "DEVMGR_MAX_CONNECTIONS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: Option<u64>,
+    /// Password hashes that may wait for a free core; a request needing one
+    /// more gets 503 at once instead of waiting.
+    #[arg(long, env = "DEVMGR_MAX_HASH_QUEUE", default_value_t = 32)]
+    pub max_hash_queue: usize,
+    /// Password changes each account may make, as N/second, N/minute, N/hour
+    /// or N/day (every request counts; off with `--throttle off`).
+    #[arg(long, env = "DEVMGR_PASSWORD_CHANGE_RATE", default_value = "10/hour")]
+    pub password_change_rate: Rate,
 }
 
 /// Whether throttling is on.

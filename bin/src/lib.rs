@@ -4,6 +4,7 @@
 pub mod cli;
 mod commands;
 pub mod database_url;
+mod os;
 mod wiring;
 
 use clap::Parser;
@@ -36,6 +37,7 @@ pub fn main() -> ExitCode {
         }
     };
     init_logging(&cli);
+    os::create_files_privately();
     let outcome = actix_web::rt::System::new().block_on(commands::run(cli));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -52,14 +52,20 @@ pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError
 }
 
 /// The application over the database, the given mailer, Argon2id and the system.
+/// At most `max_hash_queue` password hashes wait for a core; one more is
+/// refused as busy.
 pub async fn application(
     store: Store,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
+    max_hash_queue: usize,
 ) -> Result<DevMgr, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
-    let hasher = blocking(move || Ok(Argon2Hasher::owasp(cores.saturating_sub(1).max(1)))).await?;
+    let hasher = blocking(move || {
+        Ok(Argon2Hasher::owasp(cores.saturating_sub(1).max(1)).with_max_queue(max_hash_queue))
+    })
+    .await?;
     let hasher = Arc::new(hasher);
     let ports = match store {
         Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher),

@@ -18,8 +18,8 @@ use adapters_postgres::PgStore;
 use adapters_sqlite::SqliteStore;
 use application::mail::Email;
 use application::ports::{
-    AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository, Enrolment,
-    KeyPurpose, LoginAttemptRepository, MailedKey, NewAccount, NewEmailKey, Outbox,
+    AccountRepository, CommandRepository, CompletedReset, DeviceRepository, EmailKeyRepository,
+    Enrolment, KeyPurpose, LoginAttemptRepository, MailedKey, NewAccount, NewEmailKey, Outbox,
     TokenRepository,
 };
 use chrono::{TimeZone, Utc};
@@ -303,6 +303,16 @@ pub async fn store_reset_key(store: &impl Store, account: &Account, key: &str, a
     store.store(account.id, reset).await.unwrap();
 }
 
+/// A reset completed at `at` with the password hash `hash`; the new install
+/// token is `hash` padded to 32 characters.
+pub fn completed(at: Timestamp, hash: &str) -> CompletedReset {
+    CompletedReset {
+        now: at,
+        password_hash: hash.into(),
+        install_token: format!("{hash:x>32}"),
+    }
+}
+
 /// The account as stored now.
 pub async fn reload(store: &impl Store, account: &Account) -> Account {
     store.find_by_email(&account.email).await.unwrap().unwrap()
@@ -368,7 +378,8 @@ pub async fn account_with_device(store: &impl Store, serial_byte: u8) -> Device 
 }
 
 /// An enrolment at [`t0`] of `serial` into `owner` with the device token
-/// `token`, named `pi-{token}`, slug `slug-{token}`, no machine type.
+/// `token`, named `pi-{token}`, slug `slug-{token}`, no machine type; a
+/// device heard from in the 90 seconds before is online.
 pub fn enrolment(owner: AccountId, serial: &Serial, token: &str) -> Enrolment {
     Enrolment {
         owner,
@@ -378,6 +389,7 @@ pub fn enrolment(owner: AccountId, serial: &Serial, token: &str) -> Enrolment {
         token: SecretHash::of(token),
         wormhole_slug: format!("slug-{token}"),
         now: t0(),
+        online_after: t0() - chrono::Duration::seconds(90),
     }
 }
 

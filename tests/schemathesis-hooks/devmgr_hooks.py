@@ -14,7 +14,9 @@ Credentials:
 
 - operations secured by `Token` get the run's token, except `DELETE /auth/`,
   which ends the token it is sent with: it gets a fresh one from `POST /auth/`
-  each time, so the rest of the run keeps its token;
+  each time, so the rest of the run keeps its token; and `POST
+  /auth/logout-all/`, which ends every token of the account: it gets a fresh
+  token of an account of its own (`DEVMGR_LOGOUT_*`);
 - operations secured by `Device` get the token of the agent's device, which
   belongs to an account of its own (`DEVMGR_AGENT_*`): generated requests,
   signed in as the run's account, cannot see it, edit it or delete it;
@@ -46,7 +48,8 @@ import schemathesis
 
 BASE = os.environ["DEVMGR_URL"]
 EMAIL = os.environ["DEVMGR_EMAIL"]
-INSTALL_TOKEN = os.environ["DEVMGR_INSTALL_TOKEN"]
+LOGOUT_EMAIL = os.environ["DEVMGR_LOGOUT_EMAIL"]
+LOGOUT_PASSWORD = os.environ["DEVMGR_LOGOUT_PASSWORD"]
 AGENT_SERIAL = os.environ["DEVMGR_AGENT_SERIAL"]
 AGENT_DEVICE_TOKEN = os.environ["DEVMGR_AGENT_DEVICE_TOKEN"]
 AGENT_OWNER_TOKEN = os.environ["DEVMGR_AGENT_OWNER_TOKEN"]
@@ -55,22 +58,33 @@ RESET_EMAIL = os.environ["DEVMGR_RESET_EMAIL"]
 MAIL_DIR = pathlib.Path(os.environ["DEVMGR_MAIL_DIR"])
 TIMEOUT = 30
 
-# The run's password changes when a generated password change succeeds.
+# The run's password changes when a generated password change succeeds, and
+# its install token when a generated `POST /profile/install-token/` replaces it.
 _password = os.environ["DEVMGR_PASSWORD"]
+_install_token = os.environ["DEVMGR_INSTALL_TOKEN"]
 _public_calls = itertools.count()
 _registrations = itertools.count()
 
 
-def _log_in() -> str:
+def _log_in(email=None, password=None) -> str:
     response = requests.post(
-        f"{BASE}/auth/", json={"email": EMAIL, "password": _password}, timeout=TIMEOUT
+        f"{BASE}/auth/",
+        json={"email": email or EMAIL, "password": password or _password},
+        timeout=TIMEOUT,
     )
     response.raise_for_status()
     return response.json()["token"]
 
 
+# Punctuation only, past a short prefix: the password rules compare the
+# characters a password shares with the e-mail address and the install token
+# (`[a-z0-9]`), and random letters and digits sometimes share enough with a
+# random install token to count as "too similar".
+_SYMBOLS = "!#$%&()*+,/:;<=>?[]^{|}~"
+
+
 def _strong_password() -> str:
-    return "Zq7-" + secrets.token_urlsafe(18)
+    return "Zq7-" + "".join(secrets.choice(_SYMBOLS) for _ in range(20))
 
 
 def _mails() -> set:
@@ -118,6 +132,9 @@ class DevmgrAuth:
             case.headers["Authorization"] = f"Device {AGENT_DEVICE_TOKEN}"
         elif case.method == "DELETE" and case.path == "/auth/":
             case.headers["Authorization"] = f"Token {_log_in()}"
+        elif case.method == "POST" and case.path == "/auth/logout-all/":
+            token = _log_in(LOGOUT_EMAIL, LOGOUT_PASSWORD)
+            case.headers["Authorization"] = f"Token {token}"
         elif {} in security:
             if next(_public_calls) % 2 == 0:
                 case.headers["Authorization"] = f"Token {token}"
@@ -138,7 +155,7 @@ def _plant_secrets(case) -> None:
     elif operation == "POST /change-password/":
         body.update(old_password=_password, new_password=_strong_password())
     elif operation == "POST /install/":
-        body["install_token"] = INSTALL_TOKEN
+        body["install_token"] = _install_token
     elif operation == "POST /verify-email/":
         body["key"] = VERIFY_KEY
     elif operation == "POST /reset-password/confirm/":
@@ -162,7 +179,7 @@ def before_call(ctx, case, **kwargs):
 
 @schemathesis.hook
 def after_call(ctx, case, response):
-    global _password
+    global _password, _install_token
     if (
         case.method == "POST"
         and case.path == "/change-password/"
@@ -170,3 +187,9 @@ def after_call(ctx, case, response):
         and isinstance(case.body, dict)
     ):
         _password = case.body["new_password"]
+    if (
+        case.method == "POST"
+        and case.path == "/profile/install-token/"
+        and response.status_code == 200
+    ):
+        _install_token = response.json()["install_token"]

@@ -1,4 +1,4 @@
-use super::{json, no_content};
+use super::{no_content, secret_json};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, FieldErrors};
 use crate::fields::validated;
@@ -25,7 +25,14 @@ fn profile_json(profile: Profile) -> Value {
 /// `GET /profile/`.
 pub async fn profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let profile = ctx.state.app.profile(ctx.user()?, &ctx.base_url());
-    Ok(json(StatusCode::OK, &profile_json(profile)))
+    Ok(secret_json(StatusCode::OK, &profile_json(profile)))
+}
+
+/// `POST /profile/install-token/`: a new install token; the old one ends.
+pub async fn rotate_install_token(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let account = ctx.state.app.rotate_install_token(ctx.user()?).await?;
+    let profile = ctx.state.app.profile(&account, &ctx.base_url());
+    Ok(secret_json(StatusCode::OK, &profile_json(profile)))
 }
 
 /// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
@@ -47,13 +54,17 @@ pub async fn update_profile(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
             })?,
     };
     let profile = ctx.state.app.profile(&account, &ctx.base_url());
-    Ok(json(StatusCode::OK, &profile_json(profile)))
+    Ok(secret_json(StatusCode::OK, &profile_json(profile)))
 }
 
 /// `POST /change-password/`: every problem of both fields reported at once.
+/// Every request counts against the account's rate, successful ones too.
 pub async fn change_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let account = ctx.user()?;
+    if let Some(throttle) = &ctx.state.password_changes {
+        throttle.check(account.id).map_err(ApiError::Throttled)?;
+    }
     let old = form.text(&OLD_PASSWORD);
     let new = form.text(&NEW_PASSWORD);
     form.finish()?;
@@ -85,6 +96,9 @@ pub async fn change_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
             }
             Err(ApiError::Validation(errors))
         }
+        Err(ChangePasswordError::LockedOut { retry_after_secs }) => {
+            Err(ApiError::Throttled(retry_after_secs))
+        }
         Err(ChangePasswordError::Store(e)) => Err(e.into()),
     }
 }
@@ -97,10 +111,10 @@ pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     match ctx
         .state
         .app
-        .register(validated(email)?, &ctx.base_url())
+        .register(validated(email)?, &ctx.state.mail_base_url())
         .await
     {
-        Ok(token) => Ok(json(StatusCode::CREATED, &json!({ "token": token }))),
+        Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),
         Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
             "email",
             "An account with this e-mail already exists.",

@@ -1,6 +1,6 @@
 //! The agent API: enrolment, heartbeats, the command long poll, acknowledgements.
 
-use super::{json, no_content};
+use super::{json, no_content, secret_json};
 use crate::device_json::CommandJson;
 use crate::dispatch::Ctx;
 use crate::error::ApiError;
@@ -57,12 +57,20 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         InstallError::ForeignSerial => {
             ApiError::field(SERIAL.name, "This serial belongs to another account.")
         }
+        InstallError::Unverified => ApiError::field(
+            INSTALL_TOKEN.name,
+            "Verify the account's e-mail address before adding devices.",
+        ),
+        InstallError::Online => ApiError::field(
+            SERIAL.name,
+            "This device is online. Delete it, or wait until it is offline, to install it again.",
+        ),
         InstallError::Name(e) => ApiError::field(DEVICE_NAME.name, e.to_string()),
         InstallError::Store(e) => e.into(),
     })?;
     let serial = installed.device.serial.to_string();
     let url = format!("{}/devices/{serial}/", ctx.base_url());
-    Ok(json(
+    Ok(secret_json(
         StatusCode::CREATED,
         &json!({
             "serial": serial,
@@ -132,14 +140,19 @@ fn wait_parameter(ctx: &Ctx) -> Result<Duration, ApiError> {
 }
 
 /// `GET /agent/commands/?wait=N`: the pending commands, as soon as there are
-/// any, within N seconds. `HEAD` hands nothing out.
+/// any, within N seconds. `HEAD` hands nothing out. A device's third open
+/// poll ends its oldest at once, with no commands.
 pub async fn commands(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let wait = wait_parameter(&ctx)?;
     let device = ctx.agent()?;
     let commands = if ctx.req.method() == Method::HEAD {
         Vec::new()
     } else {
-        ctx.state.app.poll_commands(device, wait).await?
+        let mut open = ctx.state.long_polls.open(device.serial.as_str());
+        tokio::select! {
+            commands = ctx.state.app.poll_commands(device, wait) => commands?,
+            () = open.pushed_out() => Vec::new(),
+        }
     };
     Ok(json(
         StatusCode::OK,

@@ -1,4 +1,4 @@
-use super::{json, no_content};
+use super::{no_content, secret_json};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, NON_FIELD_ERRORS};
 use crate::fields::validated;
@@ -16,7 +16,7 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     form.finish()?;
     let (email, password) = (validated(email)?, validated(password)?);
     match ctx.state.app.login(&email, &password).await {
-        Ok(token) => Ok(json(StatusCode::CREATED, &json!({ "token": token }))),
+        Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),
         Err(LoginError::InvalidCredentials) => Err(ApiError::field(
             NON_FIELD_ERRORS,
             "Unable to log in with provided credentials.",
@@ -30,6 +30,12 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         }
         Err(LoginError::Store(e)) => Err(e.into()),
     }
+}
+
+/// `POST /auth/logout-all/`: ends every token of the account, this one too.
+pub async fn logout_everywhere(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    ctx.state.app.logout_everywhere(ctx.user()?).await?;
+    Ok(no_content())
 }
 
 /// `DELETE /auth/`: ends the token of this request.

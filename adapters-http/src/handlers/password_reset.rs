@@ -1,4 +1,4 @@
-use super::no_content;
+use super::{in_background, no_content};
 use crate::dispatch::Ctx;
 use crate::error::{ApiError, FieldErrors};
 use crate::fields::validated;
@@ -10,7 +10,9 @@ use application::use_cases::ConfirmResetError;
 use serde::Deserialize;
 use serde_json::json;
 
-/// `POST /reset-password/`: 204 whether or not the address has an account.
+/// `POST /reset-password/`: 204 whether or not the address has an account,
+/// at once either way (the look-up and the mail happen after the answer),
+/// with the link under the mail base, never the request's `Host`.
 pub async fn request(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     if ctx.account.is_some() {
         return Err(ApiError::Forbidden("You are already signed in."));
@@ -18,10 +20,11 @@ pub async fn request(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    ctx.state
-        .app
-        .request_password_reset(&validated(email)?, &ctx.base_url())
-        .await?;
+    let (email, base) = (validated(email)?, ctx.state.mail_base_url());
+    let app = ctx.state.app.clone();
+    in_background("password reset request", async move {
+        app.request_password_reset(&email, &base).await
+    });
     Ok(no_content())
 }
 

@@ -1,4 +1,4 @@
-use super::{json, no_content};
+use super::{in_background, json, no_content};
 use crate::dispatch::Ctx;
 use crate::error::ApiError;
 use crate::fields::validated;
@@ -42,14 +42,16 @@ pub async fn verify_link(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     }
 }
 
-/// `POST /verify-email/resend/ {email}`: 204 whatever the address.
+/// `POST /verify-email/resend/ {email}`: 204 whatever the address, at once
+/// (the look-up and the mail happen after the answer).
 pub async fn resend(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    ctx.state
-        .app
-        .resend_verification(&validated(email)?, &ctx.base_url())
-        .await?;
+    let (email, base) = (validated(email)?, ctx.state.mail_base_url());
+    let app = ctx.state.app.clone();
+    in_background("verification resend", async move {
+        app.resend_verification(&email, &base).await
+    });
     Ok(no_content())
 }

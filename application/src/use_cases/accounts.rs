@@ -1,6 +1,6 @@
 //! Registering, the profile, and passwords.
 
-use super::DevMgr;
+use super::{DevMgr, LoginError};
 use crate::ports::{CreateAccountError, NewAccount, StoreError};
 use domain::password::{self, PasswordProblem};
 use domain::text::{PROFILE_NAME, TextError};
@@ -47,9 +47,25 @@ pub enum ChangePasswordError {
         /// Every policy rule the new password breaks.
         new_password: Vec<PasswordProblem>,
     },
+    /// Too many wrong passwords (here or at login): the account is locked.
+    #[error("too many failed password attempts; try again in {retry_after_secs} s")]
+    LockedOut {
+        /// Whole seconds until the lock ends (at least 1).
+        retry_after_secs: u64,
+    },
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<LoginError> for ChangePasswordError {
+    fn from(error: LoginError) -> Self {
+        match error {
+            LoginError::LockedOut { retry_after_secs } => Self::LockedOut { retry_after_secs },
+            LoginError::Store(e) => Self::Store(e),
+            other => Self::Store(StoreError::message(other.to_string())),
+        }
+    }
 }
 
 /// Why a profile update was refused.
@@ -141,7 +157,10 @@ impl DevMgr {
     }
 
     /// Changes the password. `old` is needed only while the account has a
-    /// usable password; every problem is reported at once.
+    /// usable password; every problem is reported at once. Checking `old`
+    /// is a password attempt like a login: it counts against the account's
+    /// lockout, and is refused while the account is locked. Every
+    /// outstanding reset link of the account ends.
     pub async fn change_password(
         &self,
         account: &Account,
@@ -152,7 +171,11 @@ impl DevMgr {
             (None, _) => None,
             (Some(_), None) => Some(OldPasswordProblem::Missing),
             (Some(hash), Some(old)) => {
+                self.admit_password_attempt(&account.email).await?;
                 let matches = self.ports.hasher.verify(old, Some(hash.clone())).await?;
+                if matches {
+                    self.forget_failed_attempts(&account.email).await?;
+                }
                 (!matches).then_some(OldPasswordProblem::Wrong)
             }
         };
@@ -167,6 +190,16 @@ impl DevMgr {
         }
         let hash = self.ports.hasher.hash(new).await?;
         Ok(self.ports.accounts.set_password(account.id, &hash).await?)
+    }
+
+    /// Gives the account a new install token; the old one ends at once.
+    /// Devices enrolled with it keep working.
+    pub async fn rotate_install_token(&self, account: &Account) -> Result<Account, StoreError> {
+        let install_token = self.mint_install_token();
+        self.ports
+            .accounts
+            .replace_install_token(account.id, &install_token)
+            .await
     }
 
     /// Creates a user from the command line: optionally with a password
@@ -215,9 +248,10 @@ impl DevMgr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::KeyPurpose;
+    use crate::ports::{Admission, KeyPurpose};
     use crate::use_cases::test_support::{Harness, account, email, now};
     use domain::password::Attribute;
+    use mockall::predicate::eq;
 
     fn stored(new: NewAccount) -> Account {
         Account {
@@ -278,6 +312,15 @@ mod tests {
     #[tokio::test]
     async fn change_password_with_the_right_old_password_stores_the_new_hash() {
         let mut h = Harness::new();
+        h.login_attempts
+            .expect_admit()
+            .times(1)
+            .returning(|_, _, _| Ok(Admission::Admitted));
+        h.login_attempts
+            .expect_clear()
+            .with(eq("owner@example.com"))
+            .times(1)
+            .returning(|_| Ok(()));
         h.hasher.expect_verify().returning(|_, _| Ok(true));
         h.hasher.expect_hash().returning(|_| Ok("new-hash".into()));
         h.accounts
@@ -295,6 +338,13 @@ mod tests {
     #[tokio::test]
     async fn change_password_reports_a_wrong_old_password_and_every_policy_problem() {
         let mut h = Harness::new();
+        // The wrong old password stays counted as a failed attempt.
+        h.login_attempts
+            .expect_admit()
+            .withf(|address, _, _| address == "owner@example.com")
+            .times(1)
+            .returning(|_, _, _| Ok(Admission::Admitted));
+        h.login_attempts.expect_clear().never();
         h.hasher.expect_verify().returning(|_, _| Ok(false));
         h.accounts.expect_set_password().never();
         let owner = account(true, Some("old-hash"));
@@ -319,6 +369,59 @@ mod tests {
                 PasswordProblem::EntirelyNumeric
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn change_password_is_refused_without_a_check_while_the_account_is_locked() {
+        let mut h = Harness::new();
+        h.login_attempts
+            .expect_admit()
+            .returning(|_, _, _| Ok(Admission::Locked(now() + chrono::Duration::seconds(30))));
+        h.hasher.expect_verify().never();
+        h.hasher.expect_hash().never();
+        h.accounts.expect_set_password().never();
+        let owner = account(true, Some("old-hash"));
+        let err = h
+            .app()
+            .change_password(&owner, Some("guess"), "correct-horse-battery-42")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ChangePasswordError::LockedOut {
+                    retry_after_secs: 30
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn rotating_the_install_token_stores_a_fresh_one() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_replace_install_token()
+            .withf(|id, token| {
+                id.0 == 7
+                    && token.len() == 32
+                    && token != "i".repeat(32)
+                    && token
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            })
+            .times(1)
+            .returning(|_, token| {
+                let mut account = account(true, None);
+                account.install_token = token.to_owned();
+                Ok(account)
+            });
+        let rotated = h
+            .app()
+            .rotate_install_token(&account(true, None))
+            .await
+            .unwrap();
+        assert_ne!(rotated.install_token, "i".repeat(32));
     }
 
     #[tokio::test]

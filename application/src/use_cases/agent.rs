@@ -39,9 +39,17 @@ pub enum InstallError {
     /// No account has this install token.
     #[error("invalid install token")]
     InvalidInstallToken,
+    /// The account's address is not verified yet: whoever registered it may
+    /// not own it, so it cannot enrol devices.
+    #[error("the account's e-mail address is not verified")]
+    Unverified,
     /// The serial belongs to another account's device.
     #[error("this serial belongs to another account")]
     ForeignSerial,
+    /// The account's device with this serial is online: re-keying it would
+    /// take it from its running agent.
+    #[error("this device is online")]
+    Online,
     /// The name breaks its rule.
     #[error("invalid name: {0}")]
     Name(TextError),
@@ -61,7 +69,8 @@ pub struct HeartbeatReply {
 
 impl DevMgr {
     /// Enrols a device in the account of the install token, or re-keys the
-    /// account's device with that serial. The old device token, if any, ends.
+    /// account's device with that serial while it is offline. The old device
+    /// token, if any, ends. Only verified accounts enrol devices.
     pub async fn install(&self, request: InstallRequest) -> Result<Installed, InstallError> {
         DEVICE_NAME
             .check(&request.name)
@@ -72,7 +81,11 @@ impl DevMgr {
             .find_by_install_token(&request.install_token)
             .await?
             .ok_or(InstallError::InvalidInstallToken)?;
+        if !account.email_verified {
+            return Err(InstallError::Unverified);
+        }
         let token = self.mint_api_token();
+        let now = self.ports.clock.now();
         let enrolment = Enrolment {
             owner: account.id,
             serial: request
@@ -82,7 +95,8 @@ impl DevMgr {
             machine_type: request.machine_type,
             token: token.hash,
             wormhole_slug: wormhole_slug(self.random_bytes()),
-            now: self.ports.clock.now(),
+            now,
+            online_after: now - self.settings.online_window,
         };
         let device = self
             .ports
@@ -91,6 +105,7 @@ impl DevMgr {
             .await
             .map_err(|e| match e {
                 EnrolError::ForeignSerial => InstallError::ForeignSerial,
+                EnrolError::Online => InstallError::Online,
                 EnrolError::Store(e) => InstallError::Store(e),
             })?;
         Ok(Installed {
@@ -223,6 +238,7 @@ mod tests {
                     && e.serial == wanted
                     && e.name == "kitchen"
                     && e.now == now()
+                    && e.online_after == now() - chrono::Duration::seconds(90)
             })
             .times(1)
             .returning(|_| Ok(device(None)));
@@ -277,6 +293,34 @@ mod tests {
         assert!(matches!(
             app.install(request(None)).await,
             Err(InstallError::ForeignSerial)
+        ));
+    }
+
+    #[tokio::test]
+    async fn an_unverified_account_cannot_enrol_devices() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_install_token()
+            .returning(|_| Ok(Some(account(false, None))));
+        h.devices.expect_enroll().never();
+        assert!(matches!(
+            h.app().install(request(None)).await,
+            Err(InstallError::Unverified)
+        ));
+    }
+
+    #[tokio::test]
+    async fn an_online_device_is_not_re_keyed() {
+        let mut h = Harness::new();
+        h.accounts
+            .expect_find_by_install_token()
+            .returning(|_| Ok(Some(account(true, None))));
+        h.devices
+            .expect_enroll()
+            .returning(|_| Err(EnrolError::Online));
+        assert!(matches!(
+            h.app().install(request(None)).await,
+            Err(InstallError::Online)
         ));
     }
 

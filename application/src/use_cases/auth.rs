@@ -1,7 +1,7 @@
 //! Logging in and out, and recognising a token.
 
 use super::DevMgr;
-use crate::ports::StoreError;
+use crate::ports::{Admission, StoreError};
 use domain::secret::SecretHash;
 use domain::{Account, EmailAddress};
 use thiserror::Error;
@@ -31,50 +31,64 @@ impl DevMgr {
     ///
     /// An unknown address costs one password verification, exactly like a
     /// wrong password, so timing reveals nothing. With a lockout policy,
-    /// repeated failures lock the address (known or not, from any client)
-    /// and a locked address is refused before any password is checked.
+    /// repeated failures lock the address (known or not, from any client):
+    /// each attempt is counted before its password is checked, so of any
+    /// number of concurrent attempts no more are checked than the lockout
+    /// still allows, and a locked address is refused without a check.
     pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
-        let address = email.lookup_key();
-        let now = self.ports.clock.now();
-        let lockout = self.settings.login_lockout;
-        if lockout.is_some()
-            && let Some(until) = self
-                .ports
-                .login_attempts
-                .locked_until(&address, now)
-                .await?
-        {
-            return Err(LoginError::LockedOut {
-                retry_after_secs: seconds_until(until, now),
-            });
-        }
+        self.admit_password_attempt(email).await?;
         let account = self.ports.accounts.find_by_email(email).await?;
         let hash = account.as_ref().and_then(|a| a.password_hash.clone());
         let matches = self.ports.hasher.verify(password, hash).await?;
         let account = match account {
             Some(account) if matches => account,
-            _ => {
-                if let Some(policy) = lockout {
-                    self.ports
-                        .login_attempts
-                        .record_failure(&address, now, policy)
-                        .await?;
-                }
-                return Err(LoginError::InvalidCredentials);
-            }
+            _ => return Err(LoginError::InvalidCredentials),
         };
-        if lockout.is_some() {
-            self.ports.login_attempts.clear(&address).await?;
-        }
+        self.forget_failed_attempts(email).await?;
         if !account.email_verified {
             return Err(LoginError::EmailNotVerified);
         }
         let token = self.mint_api_token();
         self.ports
             .tokens
-            .issue(account.id, &token.hash, now)
+            .issue(account.id, &token.hash, self.ports.clock.now())
             .await?;
         Ok(token.secret)
+    }
+
+    /// Counts a password attempt on the address against the lockout (a
+    /// failure until [`forget_failed_attempts`](Self::forget_failed_attempts)),
+    /// or refuses it while the address is locked.
+    pub(super) async fn admit_password_attempt(
+        &self,
+        email: &EmailAddress,
+    ) -> Result<(), LoginError> {
+        let Some(policy) = self.settings.login_lockout else {
+            return Ok(());
+        };
+        let now = self.ports.clock.now();
+        match self
+            .ports
+            .login_attempts
+            .admit(&email.lookup_key(), now, policy)
+            .await?
+        {
+            Admission::Admitted => Ok(()),
+            Admission::Locked(until) => Err(LoginError::LockedOut {
+                retry_after_secs: seconds_until(until, now),
+            }),
+        }
+    }
+
+    /// The password was right: the address's failures are forgotten.
+    pub(super) async fn forget_failed_attempts(
+        &self,
+        email: &EmailAddress,
+    ) -> Result<(), StoreError> {
+        if self.settings.login_lockout.is_none() {
+            return Ok(());
+        }
+        self.ports.login_attempts.clear(&email.lookup_key()).await
     }
 
     /// Forgets failed logins and locks that are over.
@@ -89,6 +103,11 @@ impl DevMgr {
     /// Ends one token; the account's other tokens stay valid.
     pub async fn logout(&self, token: &str) -> Result<(), StoreError> {
         self.ports.tokens.revoke(&SecretHash::of(token)).await
+    }
+
+    /// Ends every token of the account, the one in use included.
+    pub async fn logout_everywhere(&self, account: &Account) -> Result<(), StoreError> {
+        self.ports.tokens.revoke_all(account.id).await
     }
 
     /// The account a presented token belongs to.
@@ -107,6 +126,7 @@ fn seconds_until(until: domain::Timestamp, now: domain::Timestamp) -> u64 {
 mod tests {
     use super::*;
     use crate::use_cases::test_support::{Harness, account, email, now};
+    use domain::AccountId;
     use mockall::predicate::eq;
 
     #[tokio::test]
@@ -199,6 +219,20 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn logging_out_everywhere_revokes_every_token_of_the_account() {
+        let mut h = Harness::new();
+        h.tokens
+            .expect_revoke_all()
+            .with(eq(AccountId(7)))
+            .times(1)
+            .returning(|_| Ok(()));
+        h.app()
+            .logout_everywhere(&account(true, None))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
     async fn authenticate_looks_tokens_up_by_hash() {
         let mut h = Harness::new();
         h.tokens
@@ -212,9 +246,13 @@ mod tests {
     async fn a_locked_address_is_refused_before_any_password_check() {
         let mut h = Harness::new();
         h.login_attempts
-            .expect_locked_until()
-            .with(eq("owner@example.com"), eq(now()))
-            .returning(|_, _| Ok(Some(now() + chrono::Duration::milliseconds(90_500))));
+            .expect_admit()
+            .withf(|address, at, _| address == "owner@example.com" && *at == now())
+            .returning(|_, _, _| {
+                Ok(Admission::Locked(
+                    now() + chrono::Duration::milliseconds(90_500),
+                ))
+            });
         h.accounts.expect_find_by_email().never();
         h.hasher.expect_verify().never();
         let err = h.app().login(&email(), "right").await.unwrap_err();
@@ -227,15 +265,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_failed_login_is_counted_against_the_address() {
+    async fn an_attempt_is_counted_against_the_address_before_the_password_is_checked() {
         let mut h = Harness::new();
+        let mut order = mockall::Sequence::new();
         h.login_attempts
-            .expect_locked_until()
-            .returning(|_, _| Ok(None));
-        h.accounts.expect_find_by_email().returning(|_| Ok(None));
-        h.hasher.expect_verify().returning(|_, _| Ok(false));
-        h.login_attempts
-            .expect_record_failure()
+            .expect_admit()
             .withf(|address, at, policy| {
                 address == "owner@example.com"
                     && *at == now()
@@ -243,7 +277,14 @@ mod tests {
                     && policy.period == chrono::Duration::minutes(15)
             })
             .times(1)
-            .returning(|_, _, _| Ok(None));
+            .in_sequence(&mut order)
+            .returning(|_, _, _| Ok(Admission::Admitted));
+        h.accounts.expect_find_by_email().returning(|_| Ok(None));
+        h.hasher
+            .expect_verify()
+            .times(1)
+            .in_sequence(&mut order)
+            .returning(|_, _| Ok(false));
         h.login_attempts.expect_clear().never();
         let err = h.app().login(&email(), "wrong").await.unwrap_err();
         assert!(matches!(err, LoginError::InvalidCredentials));
@@ -253,13 +294,12 @@ mod tests {
     async fn a_right_password_clears_the_failures() {
         let mut h = Harness::new();
         h.login_attempts
-            .expect_locked_until()
-            .returning(|_, _| Ok(None));
+            .expect_admit()
+            .returning(|_, _, _| Ok(Admission::Admitted));
         h.accounts
             .expect_find_by_email()
             .returning(|_| Ok(Some(account(true, Some("hash")))));
         h.hasher.expect_verify().returning(|_, _| Ok(true));
-        h.login_attempts.expect_record_failure().never();
         h.login_attempts
             .expect_clear()
             .with(eq("owner@example.com"))
@@ -272,8 +312,8 @@ mod tests {
     #[tokio::test]
     async fn without_a_lockout_policy_nothing_is_counted() {
         let mut h = Harness::new();
-        h.login_attempts.expect_locked_until().never();
-        h.login_attempts.expect_record_failure().never();
+        h.login_attempts.expect_admit().never();
+        h.login_attempts.expect_clear().never();
         h.accounts.expect_find_by_email().returning(|_| Ok(None));
         h.hasher.expect_verify().returning(|_, _| Ok(false));
         let app = h.app_with(|settings| settings.login_lockout = None);

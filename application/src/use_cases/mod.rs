@@ -4,6 +4,7 @@ mod accounts;
 mod agent;
 mod auth;
 mod devices;
+mod housekeeping;
 mod mail_delivery;
 mod password_reset;
 mod secrets;
@@ -36,6 +37,8 @@ pub struct Settings {
     pub reset_key_lifetime: Duration,
     /// How long an undelivered device command stays pending.
     pub command_lifetime: Duration,
+    /// How long a command is remembered after it was issued.
+    pub command_retention: Duration,
     /// How failed logins lock an account; `None` turns locking off.
     pub login_lockout: Option<LockoutPolicy>,
     /// How the outbox worker retries.
@@ -79,6 +82,7 @@ impl Default for Settings {
             verification_key_lifetime: Duration::hours(72),
             reset_key_lifetime: Duration::hours(24),
             command_lifetime: Duration::minutes(10),
+            command_retention: Duration::days(30),
             login_lockout: Some(LockoutPolicy {
                 max_failures: 5,
                 period: Duration::minutes(15),

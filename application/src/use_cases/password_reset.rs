@@ -2,7 +2,7 @@
 
 use super::DevMgr;
 use crate::mail;
-use crate::ports::{KeyPurpose, MailedKey, NewEmailKey, StoreError};
+use crate::ports::{CompletedReset, KeyPurpose, MailedKey, NewEmailKey, StoreError};
 use domain::EmailAddress;
 use domain::password::{self, PasswordContext, PasswordProblem};
 use domain::secret::SecretHash;
@@ -52,7 +52,9 @@ impl DevMgr {
 
     /// Sets a new password with a reset key. The password must pass the
     /// policy; a refused password leaves the key usable. Success marks the
-    /// address verified and ends every reset key of the account.
+    /// address verified and cuts off whoever else held the account: every
+    /// reset key and every API token of the account ends, and the install
+    /// token is replaced (enrolled devices keep theirs).
     pub async fn confirm_password_reset(
         &self,
         key: &str,
@@ -78,8 +80,12 @@ impl DevMgr {
                 new_password: problems,
             });
         }
-        let hash = self.ports.hasher.hash(new_password).await?;
-        if self.ports.keys.complete_reset(&key, now, &hash).await? {
+        let reset = CompletedReset {
+            now,
+            password_hash: self.ports.hasher.hash(new_password).await?,
+            install_token: self.mint_install_token(),
+        };
+        if self.ports.keys.complete_reset(&key, &reset).await? {
             Ok(())
         } else {
             Err(ConfirmResetError::Rejected {
@@ -166,11 +172,15 @@ mod tests {
             .returning(|_| Ok("new-hash".into()));
         h.keys
             .expect_complete_reset()
-            .withf(|key, at, hash| {
-                *key == SecretHash::of("k") && *at == now() && hash == "new-hash"
+            .withf(|key, reset| {
+                *key == SecretHash::of("k")
+                    && reset.now == now()
+                    && reset.password_hash == "new-hash"
+                    && reset.install_token.len() == 32
+                    && reset.install_token != "i".repeat(32)
             })
             .times(1)
-            .returning(|_, _, _| Ok(true));
+            .returning(|_, _| Ok(true));
         h.app().confirm_password_reset("k", GOOD).await.unwrap();
     }
 
@@ -229,9 +239,7 @@ mod tests {
             .expect_reset_account()
             .returning(|_, _| Ok(Some(account(false, None))));
         h.hasher.expect_hash().returning(|_| Ok("h".into()));
-        h.keys
-            .expect_complete_reset()
-            .returning(|_, _, _| Ok(false));
+        h.keys.expect_complete_reset().returning(|_, _| Ok(false));
         let err = h.app().confirm_password_reset("k", GOOD).await.unwrap_err();
         assert!(matches!(
             err,

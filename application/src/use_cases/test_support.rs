@@ -72,14 +72,11 @@ impl Harness {
         }
     }
 
-    /// Failed logins are neither locked nor counted (for tests about other things).
+    /// Every password attempt is admitted (for tests about other things).
     pub(crate) fn never_locked(mut self) -> Self {
         self.login_attempts
-            .expect_locked_until()
-            .returning(|_, _| Ok(None));
-        self.login_attempts
-            .expect_record_failure()
-            .returning(|_, _, _| Ok(None));
+            .expect_admit()
+            .returning(|_, _, _| Ok(Admission::Admitted));
         self.login_attempts.expect_clear().returning(|_| Ok(()));
         self
     }

@@ -32,7 +32,13 @@ pub async fn run(cli: Cli) -> Result<(), CommandError> {
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
     let (store, _) = wiring::open_store(&cli.database_url).await?;
-    wiring::application(store, Arc::new(LogMailer), Settings::default()).await
+    wiring::application(
+        store,
+        Arc::new(LogMailer),
+        Settings::default(),
+        adapters_system::DEFAULT_MAX_QUEUE,
+    )
+    .await
 }
 
 /// The base of URLs printed by one-shot commands.

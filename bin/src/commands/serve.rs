@@ -1,7 +1,7 @@
 use crate::cli::{Cli, ServeArgs, SmtpStartTls, Throttle};
-use crate::{CommandError, print_json, wiring};
-use adapters_http::{AddressThrottle, HttpState};
-use adapters_mail::{DirMailer, LogMailer, SmtpMailer, StartTls};
+use crate::{CommandError, os, print_json, wiring};
+use adapters_http::{AccountThrottle, AddressThrottle, HttpState, ServeLimits};
+use adapters_mail::{DirMailer, LogMailer, SmtpMailer, StartTls, smtp_url_has_user};
 use application::ports::{LockoutPolicy, Mailer};
 use application::{DevMgr, Settings};
 use chrono::Duration;
@@ -9,7 +9,8 @@ use lettre::message::Mailbox;
 use std::net::TcpListener;
 use std::sync::Arc;
 
-/// How often idle throttling state and finished lockouts are forgotten.
+/// How often idle throttling state, finished lockouts, expired keys and old
+/// commands are forgotten.
 const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `devmgr serve`: migrate, bind, announce the address on stdout, serve until
@@ -17,6 +18,13 @@ const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(6
 /// worker runs beside the server and delivers queued mail.
 pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
     let mailer = mailer(args)?;
+    if args.smtp_url.is_some() && cli.public_url.is_none() {
+        tracing::warn!(
+            "mail leaves this machine but --public-url is not set: links in mail point to the \
+             address devmgr listens on, which recipients may not reach"
+        );
+    }
+    let open_files = os::raise_open_file_limit();
     let (store, version) = wiring::open_store(&cli.database_url).await?;
     let throttled = args.throttle == Throttle::On;
     let settings = Settings {
@@ -27,26 +35,41 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
         }),
         ..Settings::default()
     };
-    let app = wiring::application(store, mailer, settings).await?;
+    let app = wiring::application(store, mailer, settings, args.max_hash_queue).await?;
     let listener = TcpListener::bind(&args.bind)
         .map_err(|e| CommandError(format!("cannot listen on {}: {e}", args.bind)))?;
     let address = listener.local_addr().map_err(CommandError::from_display)?;
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
-    let throttle =
-        throttled.then(|| Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)));
-    if let Some(throttle) = &throttle {
-        state = state.with_throttle(throttle.clone());
+    let throttles = throttled.then(|| Throttles {
+        addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),
+        password_changes: Arc::new(AccountThrottle::new(args.password_change_rate)),
+    });
+    if let Some(throttles) = &throttles {
+        state = state
+            .with_throttle(throttles.addresses.clone())
+            .with_password_change_throttle(throttles.password_changes.clone());
     }
-    let workers = args
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
+    let limits = ServeLimits {
+        workers: args
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
+        max_connections: args.max_connections.map_or_else(
+            || os::default_max_connections(open_files),
+            |n| usize::try_from(n).unwrap_or(usize::MAX),
+        ),
+    };
+    tracing::info!(
+        open_files,
+        max_connections = limits.max_connections,
+        "connection limits"
+    );
     let server =
-        adapters_http::serve(listener, state, workers).map_err(CommandError::from_display)?;
+        adapters_http::serve(listener, state, limits).map_err(CommandError::from_display)?;
     actix_web::rt::spawn({
         let app = app.clone();
         async move { app.deliver_mail_forever().await }
     });
-    actix_web::rt::spawn(housekeeping(app, throttle));
+    actix_web::rt::spawn(housekeeping(app, throttles));
     tracing::info!(%address, schema_version = version, throttle = ?args.throttle, "devmgr is listening");
     print_json(&serde_json::json!({ "listening": format!("http://{address}") }))?;
     server.await.map_err(CommandError::from_display)?;
@@ -54,16 +77,27 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// Now and then, forgets what throttling no longer needs.
-async fn housekeeping(app: DevMgr, throttle: Option<Arc<AddressThrottle>>) {
+/// The rate limiters, when throttling is on.
+struct Throttles {
+    addresses: Arc<AddressThrottle>,
+    password_changes: Arc<AccountThrottle>,
+}
+
+/// Now and then, forgets what throttling no longer needs, expired keys and
+/// old commands, so nothing grows without bound.
+async fn housekeeping(app: DevMgr, throttles: Option<Throttles>) {
     let mut ticks = actix_web::rt::time::interval(HOUSEKEEPING_EVERY);
     loop {
         ticks.tick().await;
-        if let Some(throttle) = &throttle {
-            throttle.forget_idle();
+        if let Some(throttles) = &throttles {
+            throttles.addresses.forget_idle();
+            throttles.password_changes.forget_idle();
         }
         if let Err(error) = app.purge_login_failures().await {
             tracing::warn!(error = ?error, "cannot purge old failed logins");
+        }
+        if let Err(error) = app.purge_expired().await {
+            tracing::warn!(error = ?error, "cannot purge expired keys and old commands");
         }
     }
 }
@@ -77,10 +111,17 @@ fn mailer(args: &ServeArgs) -> Result<Arc<dyn Mailer>, CommandError> {
         .parse()
         .map_err(|e| CommandError(format!("--mail-from is not a valid address: {e}")))?;
     if let Some(url) = &args.smtp_url {
-        let starttls = match args.smtp_starttls {
-            SmtpStartTls::Off => StartTls::Off,
-            SmtpStartTls::Opportunistic => StartTls::Opportunistic,
-            SmtpStartTls::Required => StartTls::Required,
+        let starttls = match (args.smtp_starttls, smtp_url_has_user(url)) {
+            (Some(SmtpStartTls::Off), true) => {
+                return Err(CommandError(
+                    "--smtp-starttls off with a user in --smtp-url would send the SMTP password \
+                     in clear: use --smtp-starttls required, or smtps://"
+                        .into(),
+                ));
+            }
+            (Some(SmtpStartTls::Off), false) => StartTls::Off,
+            (Some(SmtpStartTls::Opportunistic), _) | (None, false) => StartTls::Opportunistic,
+            (Some(SmtpStartTls::Required), _) | (None, true) => StartTls::Required,
         };
         let mailer = SmtpMailer::new(url, starttls, from)
             .map_err(|e| CommandError(format!("cannot use --smtp-url: {e}")))?;

@@ -145,6 +145,47 @@ async fn tokens_are_revoked_one_by_one(store: impl Store) {
     );
 }
 
+async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
+    let ann = AccountRepository::create(&store, new_account("a@example.com", Some("ann-1")))
+        .await
+        .unwrap();
+    store
+        .issue(ann.id, &SecretHash::of("ann-2"), t0())
+        .await
+        .unwrap();
+    AccountRepository::create(&store, new_account("b@example.com", Some("bob-1")))
+        .await
+        .unwrap();
+    store.revoke_all(ann.id).await.unwrap();
+    for token in ["ann-1", "ann-2"] {
+        let found = store.account_for(&SecretHash::of(token)).await.unwrap();
+        assert!(found.is_none(), "{token} still works");
+    }
+    let bob = store.account_for(&SecretHash::of("bob-1")).await.unwrap();
+    assert!(bob.is_some());
+}
+
+async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
+    let ann = account(&store, "ann").await;
+    let rotated = store
+        .replace_install_token(ann.id, "fresh-install-token")
+        .await
+        .unwrap();
+    assert_eq!(rotated.install_token, "fresh-install-token");
+    assert_eq!(rotated.id, ann.id);
+    assert_eq!(
+        store.find_by_install_token("install-ann").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .find_by_install_token("fresh-install-token")
+            .await
+            .unwrap(),
+        Some(rotated)
+    );
+}
+
 async fn names_passwords_and_keys_are_updated(store: impl Store) {
     let account = AccountRepository::create(&store, new_account("a@example.com", None))
         .await
@@ -180,6 +221,8 @@ store_contract::contract_tests!(
     accounts_are_unique_ignoring_case_and_created_with_their_token,
     concurrent_creations_of_one_address_make_one_account,
     tokens_are_revoked_one_by_one,
+    every_token_of_an_account_is_revoked_at_once,
+    a_new_install_token_replaces_the_old_one,
     names_passwords_and_keys_are_updated,
     an_install_token_finds_its_account,
 );

@@ -300,7 +300,23 @@ async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
     assert!(woken.is_ok(), "the listener was not woken by the deletion");
 }
 
+async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
+    let pi = one_enrolled_device(&store).await;
+    assert!(queue(&store, &pi, "old", t0()).await);
+    assert!(ack(&store, &pi, "old", done(""), t0() + minutes(1)).await);
+    assert!(queue(&store, &pi, "new", t0() + minutes(2)).await);
+    store.purge_commands(t0() + minutes(1)).await.unwrap();
+    assert!(
+        !store
+            .acknowledge(&pi, "old", &done(""), t0())
+            .await
+            .unwrap()
+    );
+    assert_eq!(ids(&take(&store, &pi, t0() + minutes(3)).await), ["new"]);
+}
+
 store_contract::contract_tests!(
+    purging_forgets_commands_issued_before_the_cut,
     a_pending_reboot_is_queued_once_until_it_lapses,
     concurrent_reboots_queue_one_command,
     a_reboot_is_queued_once_while_pending_and_again_after_hand_out,

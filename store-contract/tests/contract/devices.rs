@@ -138,7 +138,9 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
     again.name = "renamed".into();
     again.machine_type = Some(MachineType::from_code("rpi_5").unwrap());
     again.wormhole_slug = "another-slug".into();
+    // Offline again: the heartbeat at one minute is older than this.
     again.now = t0() + minutes(3);
+    again.online_after = t0() + minutes(1);
     let rekeyed = store.enroll(&again).await.unwrap();
     let expected = Device {
         name: "renamed".into(),
@@ -174,6 +176,7 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
     // Again without a machine type: the type stays.
     let mut third = enrolment(ann.id, &pi, "third-token");
     third.name = "renamed again".into();
+    third.online_after = t0() + minutes(1);
     let rekeyed = store.enroll(&third).await.unwrap();
     assert_eq!(
         rekeyed,
@@ -199,6 +202,34 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
         ["reboot-1"]
     );
     assert_eq!(store.list_for(ann.id).await.unwrap().len(), 1);
+}
+
+async fn an_online_device_is_not_rekeyed(store: impl Store) {
+    let ann = account(&store, "ann").await;
+    let pi = serial(1);
+    let enrolled = enrol(&store, ann.id, &pi, "live-token").await;
+    store.record_heartbeat(&pi, &report(), t0()).await.unwrap();
+    let mut again = enrolment(ann.id, &pi, "thief-token");
+    again.online_after = t0() - Duration::seconds(1);
+    assert!(matches!(
+        store.enroll(&again).await,
+        Err(EnrolError::Online)
+    ));
+    let live = store
+        .find_by_token(&SecretHash::of("live-token"))
+        .await
+        .unwrap();
+    assert_eq!(live.map(|d| d.serial), Some(enrolled.serial));
+    assert_eq!(
+        store
+            .find_by_token(&SecretHash::of("thief-token"))
+            .await
+            .unwrap(),
+        None
+    );
+    // Once its last heartbeat is as old as the window, it is offline.
+    again.online_after = t0();
+    assert!(store.enroll(&again).await.is_ok());
 }
 
 async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
@@ -247,6 +278,8 @@ async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl S
 
     let mut e = enrolment(ann.id, &made.serial, "first-token");
     e.name = "enrolled".into();
+    // Offline: it was last seen when it was created.
+    e.online_after = made.last_seen.unwrap();
     let enrolled = store.enroll(&e).await.unwrap();
     let expected = Device {
         name: "enrolled".into(),
@@ -703,6 +736,7 @@ async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
 }
 
 store_contract::contract_tests!(
+    an_online_device_is_not_rekeyed,
     devices_are_listed_in_order_and_foreign_ones_are_invisible,
     racing_creations_of_one_serial_make_one_device,
     enrolling_a_new_serial_creates_a_bare_device,

@@ -238,7 +238,11 @@ fn install_checks_the_serial_and_the_machine_type() {
 
 #[test]
 fn installing_again_rekeys_the_device_and_keeps_everything_else() {
-    let (server, alice, first) = setup();
+    // A one-second online window: the device is offline again soon after
+    // its heartbeat, and only an offline device is re-keyed.
+    let server = Server::builder().online_window(1).start();
+    let alice = server.account("alice@example.com");
+    let first = install(&server, &alice, "Kitchen Pi");
     heartbeat(
         &server,
         &first.token,
@@ -252,6 +256,7 @@ fn installing_again_rekeys_the_device_and_keeps_everything_else() {
         .expect_status(200);
     reboot(&server, &alice.token, &first.serial);
     let before = device_detail(&server, &alice.token, &first.serial);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
 
     let second = install_with(
         &server,

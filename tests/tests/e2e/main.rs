@@ -26,6 +26,8 @@ mod password_reset;
 mod profile;
 mod register;
 mod schemathesis;
+mod security_accounts;
+mod security_server;
 mod setup;
 mod sqlite_files;
 mod throttling;

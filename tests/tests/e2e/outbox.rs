@@ -108,8 +108,10 @@ fn the_verification_mail_arrives_over_smtp_complete_and_its_link_works() {
         .expect(200, json!({"detail": "E-mail address verified."}));
 }
 
+/// With a user in the URL, STARTTLS is required: a server that offers no
+/// TLS gets neither the password nor the mail (which stays queued).
 #[test]
-fn smtp_credentials_come_from_the_url() {
+fn smtp_credentials_never_travel_in_clear() {
     let sink = SmtpSink::start_with_auth("devmgr", "p@ss:word");
     let server = smtp_server(&sink.url()).start();
     server.account_with("bob@example.com", &["--verified"]);
@@ -118,15 +120,40 @@ fn smtp_credentials_come_from_the_url() {
         .json(&json!({"email": "bob@example.com"}))
         .send()
         .expect_status(204);
-    let messages = exactly(&sink, 1);
-    assert_eq!(
-        messages[0].header("Subject").as_deref(),
-        Some("Set a new devmgr password")
-    );
-    link(
-        &messages[0],
-        &format!("{}/reset-password/confirm/?key=", server.base()),
-    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(sink.messages().is_empty());
+    let log = server.stderr();
+    assert!(log.contains("STARTTLS"), "{log}");
+}
+
+#[test]
+fn smtp_credentials_with_starttls_off_are_refused_at_start() {
+    let db = Db::new();
+    let url = format!("smtp://devmgr:secret-password@127.0.0.1:{}", free_port());
+    let output = db.run(&[
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+        "--smtp-url",
+        &url,
+        "--smtp-starttls",
+        "off",
+    ]);
+    assert_refused(&output, "serve --smtp-starttls off with credentials");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--smtp-starttls"), "{stderr}");
+    assert!(!stderr.contains("secret-password"), "{stderr}");
+}
+
+/// Mail leaves the machine and no public URL is set: links point to the
+/// listening address, which may not be reachable; `serve` says so once.
+#[test]
+fn smtp_without_a_public_url_warns_at_start() {
+    let sink = SmtpSink::start();
+    let server = smtp_server(&sink.url()).start();
+    let log = server.stderr();
+    assert_eq!(log.matches("--public-url is not set").count(), 1, "{log}");
 }
 
 #[test]

@@ -85,13 +85,19 @@ fn confirming_sets_the_password_and_verifies_the_address() {
 }
 
 #[test]
-fn tokens_made_before_the_reset_keep_working() {
+fn tokens_made_before_the_reset_end_with_it() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
     let key = reset_mail_key(&server, &alice.email);
     confirm_with(&server, &key, NEW_PASSWORD).expect_empty(204);
-    // CONTRACT §2: a token ends only by DELETE /auth/ (or with its account).
-    assert_eq!(profile(&server, &alice.token)["email"], "alice@example.com");
+    // Recovering an account cuts off whoever held it (docs/security.md).
+    server
+        .get("/profile/")
+        .token(&alice.token)
+        .send()
+        .expect_401(INVALID_TOKEN);
+    let fresh = server.login_token(&alice.email, NEW_PASSWORD);
+    assert_eq!(profile(&server, &fresh)["email"], "alice@example.com");
 }
 
 #[test]

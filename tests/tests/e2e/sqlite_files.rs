@@ -1,4 +1,4 @@
-//! CONTRACT §5 for SQLite alone: where `sqlite://` URLs put the database file.
+//! SQLite alone: where `sqlite://` URLs put the database file, and that it is private.
 
 use crate::support::*;
 
@@ -29,4 +29,20 @@ fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
         "--database-url sqlite://relative.db migrate",
     );
     assert!(db.dir().join("relative.db").is_file());
+}
+
+/// The database holds install tokens: it, its `-wal` and its `-shm` are
+/// readable by devmgr's user only.
+#[test]
+fn the_database_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start();
+    server.account("ann@example.com");
+    let path = server.db.path().to_owned();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{file:?}");
+    }
 }

@@ -491,6 +491,11 @@ impl Server {
         ServerBuilder::default()
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The address from the `{"listening": …}` line, e.g. `http://127.0.0.1:41234`.
     pub fn base(&self) -> &str {
         &self.base

@@ -58,6 +58,12 @@ mod register;
 #[path = "../e2e/schemathesis.rs"]
 mod schemathesis;
 #[cfg(postgres_tests)]
+#[path = "../e2e/security_accounts.rs"]
+mod security_accounts;
+#[cfg(postgres_tests)]
+#[path = "../e2e/security_server.rs"]
+mod security_server;
+#[cfg(postgres_tests)]
 #[path = "../e2e/setup.rs"]
 mod setup;
 #[cfg(postgres_tests)]

@@ -1,0 +1,161 @@
+//! Security rules of the server itself (docs/security.md): no exhaustion by
+//! long polls, slow bodies or file descriptors, and private files.
+
+use crate::device_support::{DeviceAuth, install};
+use crate::support::*;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+/// A long poll of the device, waiting up to `wait` seconds, on a thread.
+fn poll_in_background(
+    server: &Server,
+    token: &str,
+    wait: u32,
+) -> std::thread::JoinHandle<(Reply, Duration)> {
+    let call = server
+        .get(&format!("/agent/commands/?wait={wait}"))
+        .device(token);
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let reply = call.send();
+        (reply, started.elapsed())
+    })
+}
+
+#[test]
+fn a_third_long_poll_of_a_device_answers_the_oldest_at_once() {
+    let server = Server::start();
+    let account = server.account("ann@example.com");
+    let agent = install(&server, &account, "pi");
+    let first = poll_in_background(&server, &agent.token, 30);
+    std::thread::sleep(Duration::from_millis(500));
+    let second = poll_in_background(&server, &agent.token, 30);
+    std::thread::sleep(Duration::from_millis(500));
+    let third = poll_in_background(&server, &agent.token, 1);
+    let (reply, waited) = first.join().unwrap();
+    reply.expect(200, serde_json::json!({"commands": []}));
+    assert!(
+        waited < Duration::from_secs(10),
+        "answered after {waited:?}"
+    );
+    // The third ends by its own wait; then the second is the oldest, and a
+    // fourth poll pushes it out.
+    third.join().unwrap().0.expect_status(200);
+    let fourth = poll_in_background(&server, &agent.token, 1);
+    let fifth = poll_in_background(&server, &agent.token, 1);
+    let (reply, waited) = second.join().unwrap();
+    reply.expect(200, serde_json::json!({"commands": []}));
+    assert!(
+        waited < Duration::from_secs(20),
+        "answered after {waited:?}"
+    );
+    fourth.join().unwrap().0.expect_status(200);
+    fifth.join().unwrap().0.expect_status(200);
+}
+
+/// A body trickled slowly (here: never sent) gets 408 and the connection
+/// closes, instead of holding it open indefinitely.
+#[test]
+fn a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408() {
+    let server = Server::start();
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let started = Instant::now();
+    write!(
+        stream,
+        "POST /auth/ HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"email\""
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let waited = started.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains(r#"{"detail":"The request body took too long to arrive."}"#),
+        "{answer}"
+    );
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    assert!(
+        (Duration::from_secs(9)..Duration::from_secs(20)).contains(&waited),
+        "answered after {waited:?}"
+    );
+}
+
+/// The soft and hard open-file limits of a process, from /proc.
+fn open_file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .expect("a Max open files line");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_owned(), fields[4].to_owned())
+}
+
+#[test]
+fn serve_raises_its_open_file_limit_to_the_hard_limit() {
+    let server = Server::start();
+    let (soft, hard) = open_file_limits(server.pid());
+    assert_eq!(soft, hard);
+}
+
+/// With `--max-connections 2`, a third connection waits in the backlog until
+/// one of the first two closes.
+#[test]
+fn connections_beyond_the_maximum_wait_for_a_free_slot() {
+    let server = Server::builder()
+        .args(&["--workers", "1", "--max-connections", "2"])
+        .start();
+    let account = server.account("ann@example.com");
+    let agent = install(&server, &account, "pi");
+    let first = poll_in_background(&server, &agent.token, 4);
+    let second = poll_in_background(&server, &agent.token, 4);
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /devices/ HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let waited = started.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(waited > Duration::from_secs(2), "answered after {waited:?}");
+    first.join().unwrap().0.expect_status(200);
+    second.join().unwrap().0.expect_status(200);
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[test]
+fn mail_files_are_private() {
+    let server = Server::start();
+    let earlier = server.mails();
+    server.register("new@example.com");
+    server.wait_for_new_mail(&earlier);
+    for entry in std::fs::read_dir(server.mail_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+    }
+}
