@@ -1,16 +1,24 @@
-//! The password policy: four rules, every failing one reported.
+//! The password policy: five rules, every failing one reported, and a
+//! length limit that stops all checking.
 //!
-//! The rules and their messages are Django's default validators, in Django's
-//! order: similarity to the account's attributes, minimum length, common
-//! passwords, entirely numeric.
+//! The first four rules and their messages are Django's default validators,
+//! in Django's order: similarity to the account's attributes, minimum length,
+//! common passwords, entirely numeric; the fifth refuses a password of white
+//! space alone. The rules judge the password's NFKC form, so that fullwidth
+//! and other compatibility spellings count as the plain letters and digits
+//! they stand for; the password itself is hashed as sent.
 
 mod common;
 mod similarity;
 
 use std::fmt;
+use unicode_normalization::UnicodeNormalization;
 
 /// Fewest characters a password may have.
 pub const MIN_LENGTH: usize = 8;
+/// Most characters a password may have, as sent: a longer one is refused
+/// before any other rule, and never hashed.
+pub const MAX_LENGTH: usize = 4096;
 /// Similarity ratio at or above which a password is refused.
 pub const MAX_SIMILARITY: f64 = 0.7;
 
@@ -46,6 +54,10 @@ pub enum PasswordProblem {
     TooCommon,
     /// Only digits.
     EntirelyNumeric,
+    /// Only white space.
+    EntirelyWhiteSpace,
+    /// Longer than [`MAX_LENGTH`]; reported alone.
+    TooLong,
 }
 
 impl fmt::Display for PasswordProblem {
@@ -62,6 +74,11 @@ impl fmt::Display for PasswordProblem {
             ),
             Self::TooCommon => f.write_str("This password is too common."),
             Self::EntirelyNumeric => f.write_str("This password is entirely numeric."),
+            Self::EntirelyWhiteSpace => f.write_str("This password is entirely white space."),
+            Self::TooLong => write!(
+                f,
+                "Ensure this field has no more than {MAX_LENGTH} characters."
+            ),
         }
     }
 }
@@ -77,34 +94,57 @@ pub struct PasswordContext<'a> {
     pub install_token: &'a str,
 }
 
-/// Checks a new password against every rule; on failure, lists each broken rule once.
+/// Checks a new password against every rule; on failure, lists each broken
+/// rule once (a password over [`MAX_LENGTH`] gets [`PasswordProblem::TooLong`] alone).
 pub fn check(password: &str, context: &PasswordContext<'_>) -> Result<(), Vec<PasswordProblem>> {
+    if password.chars().count() > MAX_LENGTH {
+        return Err(vec![PasswordProblem::TooLong]);
+    }
+    let password = nfkc(password);
     let mut problems = Vec::new();
-    let attributes = [
-        (Attribute::Email, context.email),
-        (Attribute::Name, context.name),
-        (Attribute::InstallToken, context.install_token),
-    ];
-    if let Some((attribute, _)) = attributes
-        .iter()
-        .find(|(_, value)| similarity::too_similar(password, value, MAX_SIMILARITY))
-    {
-        problems.push(PasswordProblem::TooSimilar(*attribute));
+    if let Some(attribute) = most_resembled_attribute(&password, context) {
+        problems.push(PasswordProblem::TooSimilar(attribute));
     }
     if password.chars().count() < MIN_LENGTH {
         problems.push(PasswordProblem::TooShort);
     }
-    if common::is_common(password) {
+    if common::is_common(&password) {
         problems.push(PasswordProblem::TooCommon);
     }
-    if !password.is_empty() && password.chars().all(|c| c.is_numeric()) {
+    if entirely(&password, char::is_numeric) {
         problems.push(PasswordProblem::EntirelyNumeric);
+    }
+    if entirely(&password, char::is_whitespace) {
+        problems.push(PasswordProblem::EntirelyWhiteSpace);
     }
     if problems.is_empty() {
         Ok(())
     } else {
         Err(problems)
     }
+}
+
+/// The compatibility-composed form the rules judge.
+fn nfkc(text: &str) -> String {
+    text.nfkc().collect()
+}
+
+/// The first attribute, in Django's order, that the (NFKC) password is too
+/// similar to; attributes are compared in their NFKC form too.
+fn most_resembled_attribute(password: &str, context: &PasswordContext<'_>) -> Option<Attribute> {
+    [
+        (Attribute::Email, context.email),
+        (Attribute::Name, context.name),
+        (Attribute::InstallToken, context.install_token),
+    ]
+    .into_iter()
+    .find(|(_, value)| similarity::too_similar(password, &nfkc(value), MAX_SIMILARITY))
+    .map(|(attribute, _)| attribute)
+}
+
+/// Whether `text` is not empty and every character of it is `kind`.
+fn entirely(text: &str, kind: impl Fn(char) -> bool) -> bool {
+    !text.is_empty() && text.chars().all(kind)
 }
 
 #[cfg(test)]
@@ -167,6 +207,69 @@ mod tests {
     }
 
     #[test]
+    fn fullwidth_spellings_count_as_the_plain_ones() {
+        assert_eq!(
+            check(
+                "\u{FF50}\u{FF41}\u{FF53}\u{FF53}\u{FF57}\u{FF4F}\u{FF52}\u{FF44}",
+                &CONTEXT
+            ),
+            Err(vec![PasswordProblem::TooCommon])
+        );
+        assert_eq!(
+            check(
+                "\u{FF18}\u{FF14}\u{FF17}\u{FF13}\u{FF16}\u{FF12}\u{FF19}\u{FF11}\u{FF10}\u{FF15}\u{FF17}",
+                &CONTEXT
+            ),
+            Err(vec![PasswordProblem::EntirelyNumeric])
+        );
+        // NFKC turns the ligature "\u{FB03}" into three letters: long enough.
+        assert_eq!(check("\u{FB03}xq7#Lz", &CONTEXT), Ok(()));
+    }
+
+    #[test]
+    fn white_space_alone_is_refused() {
+        assert_eq!(
+            check("        ", &CONTEXT),
+            Err(vec![PasswordProblem::EntirelyWhiteSpace])
+        );
+        assert_eq!(
+            check(
+                "\u{3000}\u{3000}\u{3000}\u{3000}\u{00A0}\t\n\u{2003}",
+                &CONTEXT
+            ),
+            Err(vec![PasswordProblem::EntirelyWhiteSpace])
+        );
+        assert_eq!(
+            check("   ", &CONTEXT),
+            Err(vec![
+                PasswordProblem::TooShort,
+                PasswordProblem::EntirelyWhiteSpace
+            ])
+        );
+        assert_eq!(check("  correct horse  battery  ", &CONTEXT), Ok(()));
+    }
+
+    #[test]
+    fn the_length_limit_is_checked_first_and_alone() {
+        let longest = "k".repeat(MAX_LENGTH);
+        assert_eq!(check(&longest, &CONTEXT), Ok(()));
+        let one_more = format!("{longest}k");
+        assert_eq!(
+            check(&one_more, &CONTEXT),
+            Err(vec![PasswordProblem::TooLong])
+        );
+        let numeric = "7".repeat(MAX_LENGTH + 1);
+        assert_eq!(
+            check(&numeric, &CONTEXT),
+            Err(vec![PasswordProblem::TooLong])
+        );
+        assert_eq!(
+            PasswordProblem::TooLong.to_string(),
+            "Ensure this field has no more than 4096 characters."
+        );
+    }
+
+    #[test]
     fn messages_are_djangos() {
         assert_eq!(
             PasswordProblem::TooShort.to_string(),
@@ -175,6 +278,10 @@ mod tests {
         assert_eq!(
             PasswordProblem::TooSimilar(Attribute::Email).to_string(),
             "The password is too similar to the email address."
+        );
+        assert_eq!(
+            PasswordProblem::EntirelyWhiteSpace.to_string(),
+            "This password is entirely white space."
         );
     }
 }
