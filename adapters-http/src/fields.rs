@@ -4,6 +4,7 @@
 use crate::error::{ApiError, FieldErrors, NON_FIELD_ERRORS};
 use domain::EmailAddress;
 use domain::email::MAX_EMAIL_CHARS;
+use domain::text::{self, TextError};
 use serde_json::{Map, Value, json};
 
 /// How a field's value is typed in OPTIONS metadata.
@@ -53,9 +54,10 @@ pub struct Field {
     pub required: bool,
     /// Shown by responses but ignored in requests.
     pub read_only: bool,
-    /// Whether empty (or white-space) text is accepted.
+    /// Whether blank text is accepted.
     pub allow_blank: bool,
-    /// Whether white space alone counts as blank (false for passwords).
+    /// Whether text that shows nothing (white space, invisible characters)
+    /// counts as blank; false for passwords, where only empty text is blank.
     pub trim: bool,
     /// Most characters, when bounded.
     pub max_length: Option<usize>,
@@ -111,10 +113,13 @@ impl Field {
         }
     }
 
-    /// A required password field: not blank, white space kept as sent.
+    /// A required password field: not empty, white space kept as sent, at
+    /// most [`domain::password::MAX_LENGTH`] characters (so an overlong one
+    /// is never hashed).
     pub const fn password(name: &'static str, label: &'static str) -> Self {
         Self {
             trim: false,
+            max_length: Some(domain::password::MAX_LENGTH),
             ..Self::text(name, label)
         }
     }
@@ -261,7 +266,8 @@ impl Form {
 
     /// Reads a text field with DRF `CharField`'s messages; `None` when absent
     /// (and not required) or invalid (the error is recorded). Only JSON
-    /// strings are text, as the OpenAPI document says.
+    /// strings are text, as the OpenAPI document says. Blank text and
+    /// bidirectional controls are judged by the domain's text rules.
     pub fn text(&mut self, field: &Field) -> Option<String> {
         let value = match self.data.get(field.name) {
             None => {
@@ -281,12 +287,12 @@ impl Form {
             }
         };
         let blank = if field.trim {
-            value.trim().is_empty()
+            text::is_blank(&value)
         } else {
             value.is_empty()
         };
         if blank && !field.allow_blank {
-            self.error(field.name, "This field may not be blank.");
+            self.error(field.name, TextError::Blank.to_string());
             return None;
         }
         let mut valid = true;
@@ -303,6 +309,10 @@ impl Form {
         // No database stores NUL in text, and DRF refuses it alike.
         if value.contains('\0') {
             self.error(field.name, "Null characters are not allowed.");
+            valid = false;
+        }
+        if text::has_bidi_control(&value) {
+            self.error(field.name, TextError::BidiControl.to_string());
             valid = false;
         }
         valid.then_some(value)
@@ -572,6 +582,72 @@ mod tests {
         let mut f = form(json!({"n": 42}));
         assert_eq!(f.text(&Field::text("n", "N")), None);
         assert_eq!(errors(f), json!({"n": ["Not a valid string."]}));
+    }
+
+    #[test]
+    fn invisible_text_is_blank_except_in_passwords() {
+        let mut f = form(json!({"zw": "\u{200B}\u{200B}", "filler": "\u{3164}", "p": "\u{200B}"}));
+        assert_eq!(f.text(&Field::text("zw", "Zw")), None);
+        assert_eq!(f.text(&Field::text("filler", "Filler")), None);
+        assert_eq!(
+            f.text(&Field::password("p", "P")).as_deref(),
+            Some("\u{200B}")
+        );
+        assert_eq!(
+            errors(f),
+            json!({
+                "zw": ["This field may not be blank."],
+                "filler": ["This field may not be blank."],
+            })
+        );
+        let mut f = form(json!({"d": "\u{200B}", "n": "👩\u{200D}💻 lab"}));
+        assert_eq!(
+            f.text(&Field::text("d", "D").blank_ok()).as_deref(),
+            Some("\u{200B}")
+        );
+        assert_eq!(
+            f.text(&Field::text("n", "N")).as_deref(),
+            Some("👩\u{200D}💻 lab")
+        );
+        assert!(f.finish().is_ok());
+    }
+
+    #[test]
+    fn bidirectional_controls_are_refused_in_every_text_field() {
+        const BIDI: &str = "Bidirectional control characters are not allowed.";
+        let mut f = form(json!({
+            "name": "a\u{202E}",
+            "long": "abc\u{2066}",
+            "d": "\u{2069}",
+            "p": "secret\u{202A}word",
+        }));
+        assert_eq!(f.text(&NAME), None);
+        assert_eq!(f.text(&Field::text("long", "Long").max(2)), None);
+        assert_eq!(f.text(&Field::text("d", "D").blank_ok()), None);
+        assert_eq!(f.text(&Field::password("p", "P")), None);
+        assert_eq!(
+            errors(f),
+            json!({
+                "name": [BIDI],
+                "long": ["Ensure this field has no more than 2 characters.", BIDI],
+                "d": [BIDI],
+                "p": [BIDI],
+            })
+        );
+        let mut f = form(json!({"name": "\u{05E9}\u{200F}1"}));
+        assert!(f.text(&NAME).is_some());
+    }
+
+    #[test]
+    fn passwords_are_bounded_before_any_rule() {
+        let longest = "x".repeat(domain::password::MAX_LENGTH);
+        let mut f = form(json!({"p": longest, "q": format!("{longest}x")}));
+        assert_eq!(f.text(&Field::password("p", "P")), Some(longest));
+        assert_eq!(f.text(&Field::password("q", "Q")), None);
+        assert_eq!(
+            errors(f),
+            json!({"q": ["Ensure this field has no more than 4096 characters."]})
+        );
     }
 
     #[test]

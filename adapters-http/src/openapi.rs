@@ -8,6 +8,7 @@ use crate::resources::{self, Resource};
 use crate::routes::{self, Access, Body, Endpoint, Route};
 use actix_web::http::Method;
 use domain::email::EMAIL_PATTERN;
+use std::ops::RangeInclusive;
 use std::sync::LazyLock;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
@@ -26,13 +27,44 @@ use utoipa::openapi::{
 /// A §1 timestamp: UTC, to the second, no zone.
 const TIMESTAMP_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$";
 
-/// Text with no NUL character (the server refuses it, as DRF does).
-const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
+/// Text the server accepts where blank is allowed: no NUL (refused as DRF
+/// does) and no bidirectional control.
+static TEXT_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    let refused = refused_anywhere();
+    format!("^[^{refused}]*$")
+});
 
-/// Text with no NUL that is not only white space: one character outside
-/// Unicode's White_Space set (what the server trims), spelled out because
-/// regex dialects disagree on `\s`.
-const NOT_BLANK_PATTERN: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000]*$";
+/// Text the server accepts where blank is not: as [`TEXT_PATTERN`], with at
+/// least one character that shows something (outside the domain's invisible
+/// set, which holds NUL and the bidirectional controls too).
+static NOT_BLANK_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    let refused = refused_anywhere();
+    let invisible = character_class(domain::text::INVISIBLE);
+    format!("^[^{refused}]*[^{invisible}][^{refused}]*$")
+});
+
+/// The characters no text may hold, as the inside of a character class.
+fn refused_anywhere() -> String {
+    character_class(&['\0'..='\0']) + &character_class(domain::text::BIDI_CONTROLS)
+}
+
+/// Ranges of characters as the inside of a regex character class. Characters
+/// of the Basic Multilingual Plane are written `\uXXXX`, which every common
+/// dialect reads; the others are written as themselves, since dialects
+/// disagree on escapes beyond four digits.
+fn character_class(ranges: &[RangeInclusive<char>]) -> String {
+    let one = |c: char| match u16::try_from(u32::from(c)) {
+        Ok(unit) => format!("\\u{unit:04x}"),
+        Err(_) => c.to_string(),
+    };
+    ranges
+        .iter()
+        .map(|range| match (range.start(), range.end()) {
+            (start, end) if start == end => one(*start),
+            (start, end) => format!("{}-{}", one(*start), one(*end)),
+        })
+        .collect()
+}
 
 const VALIDATION_ERROR: &str = "ValidationError";
 
@@ -330,12 +362,12 @@ fn field_schema(field: &Field, direction: Direction) -> Schema {
         let free_text = field.kind == FieldType::String;
         if free_text && direction == Direction::Request {
             if field.allow_blank {
-                schema = schema.pattern(Some(NO_NUL_PATTERN));
+                schema = schema.pattern(Some(TEXT_PATTERN.as_str()));
             } else {
                 schema = schema.min_length(Some(1)).pattern(Some(if field.trim {
-                    NOT_BLANK_PATTERN
+                    NOT_BLANK_PATTERN.as_str()
                 } else {
-                    NO_NUL_PATTERN
+                    TEXT_PATTERN.as_str()
                 }));
             }
         }
@@ -525,4 +557,46 @@ fn components() -> utoipa::openapi::Components {
         components = components.schema(resource.name, response_schema(resource));
     }
     components.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex::Regex;
+
+    fn compiled(pattern: &str) -> Regex {
+        Regex::new(pattern).expect("a valid pattern")
+    }
+
+    #[test]
+    fn text_patterns_accept_exactly_what_the_server_accepts() {
+        let text = compiled(&TEXT_PATTERN);
+        let not_blank = compiled(&NOT_BLANK_PATTERN);
+        let samples = [
+            "",
+            "Kitchen Pi",
+            "   ",
+            "\u{200B}\u{200B}",
+            "\u{3164}",
+            "\u{E0020}",
+            "\u{E0020}x",
+            "👩\u{200D}💻 lab",
+            "\u{05E9}\u{05DC}\u{05D5}\u{05DD} \u{200F}",
+            "a\u{202E}b",
+            "\u{2066}",
+            "x\u{2069}",
+            "a\0",
+            "\0",
+            "\u{1D173}\u{2800}",
+        ];
+        for sample in samples {
+            let allowed = !sample.contains('\0') && !domain::text::has_bidi_control(sample);
+            assert_eq!(text.is_match(sample), allowed, "{sample:?}");
+            assert_eq!(
+                not_blank.is_match(sample),
+                allowed && !domain::text::is_blank(sample),
+                "{sample:?}"
+            );
+        }
+    }
 }
