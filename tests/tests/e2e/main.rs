@@ -20,6 +20,7 @@ mod concurrency;
 mod conventions;
 mod device_edit;
 mod devices;
+mod input_rules;
 mod outbox;
 mod password;
 mod password_reset;

@@ -40,6 +40,9 @@ mod device_support;
 #[path = "../e2e/devices.rs"]
 mod devices;
 #[cfg(postgres_tests)]
+#[path = "../e2e/input_rules.rs"]
+mod input_rules;
+#[cfg(postgres_tests)]
 #[path = "../e2e/outbox.rs"]
 mod outbox;
 #[cfg(postgres_tests)]
