@@ -288,7 +288,7 @@ pub fn describe_error_body(body: &str) -> String {
     if described.is_empty() {
         "(no details)".to_owned()
     } else {
-        crate::protocol::truncate_chars(&described, MAX_DETAIL_CHARS)
+        crate::protocol::sendable_text(&described, MAX_DETAIL_CHARS)
     }
 }
 

@@ -152,23 +152,33 @@ impl Ack {
     pub fn new(status: AckStatus, detail: &str) -> Self {
         Self {
             status,
-            detail: truncate_chars(detail, Self::MAX_DETAIL_CHARS),
+            detail: sendable_text(detail, Self::MAX_DETAIL_CHARS),
         }
     }
 }
 
-/// The first `max` characters (Unicode scalar values) of `text`.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => text[..end].to_owned(),
-        None => text.to_owned(),
-    }
+/// `text` as the server accepts it in a heartbeat: without NUL and the
+/// bidirectional controls it refuses (U+202A–U+202E, U+2066–U+2069; a process
+/// name can hold anything), and at most `max` characters (Unicode scalar
+/// values). One odd port name must not cost the device its heartbeats.
+pub fn sendable_text(text: &str, max: usize) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\0' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
+        .take(max)
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn text_sent_drops_what_the_server_refuses_and_is_cut_to_length() {
+        assert_eq!(sendable_text("sshd\u{202E}evil\u{2066}\0", 100), "sshdevil");
+        assert_eq!(sendable_text("héllo wörld", 5), "héllo");
+        assert_eq!(sendable_text("\u{200F}rtl", 10), "\u{200F}rtl");
+    }
 
     #[test]
     fn an_install_request_leaves_out_a_missing_serial() {
@@ -286,7 +296,7 @@ mod tests {
         assert_eq!(ack.detail.chars().count(), 1000);
         assert!(long.starts_with(&ack.detail));
         assert_eq!(Ack::new(AckStatus::Done, "short").detail, "short");
-        assert_eq!(truncate_chars("abc", 3), "abc");
-        assert_eq!(truncate_chars("abcd", 3), "abc");
+        assert_eq!(sendable_text("abc", 3), "abc");
+        assert_eq!(sendable_text("abcd", 3), "abc");
     }
 }

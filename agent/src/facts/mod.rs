@@ -9,7 +9,7 @@ pub mod os_release;
 pub mod ports;
 pub mod system;
 
-use crate::protocol::truncate_chars;
+use crate::protocol::sendable_text;
 use ports::ListeningPort;
 use serde::Serialize;
 
@@ -50,11 +50,8 @@ impl Facts {
         let hardware = system::hardware();
         Self {
             agent_version: env!("CARGO_PKG_VERSION").to_owned(),
-            uname: truncate_chars(&uname.line(), MAX_UNAME_CHARS),
-            operating_system: truncate_chars(
-                &os_release::pretty_name(),
-                MAX_OPERATING_SYSTEM_CHARS,
-            ),
+            uname: sendable_text(&uname.line(), MAX_UNAME_CHARS),
+            operating_system: sendable_text(&os_release::pretty_name(), MAX_OPERATING_SYSTEM_CHARS),
             machine_type: machine::detect(&uname.machine).to_owned(),
             disk_capacity: disk.map(|disk| disk.capacity),
             disk_used: disk.map(|disk| disk.used),

@@ -1,7 +1,7 @@
 //! The sockets this machine listens on, from `/proc/net/{tcp,tcp6,udp,udp6}`,
 //! with the name of the process owning each when it can be read.
 
-use crate::protocol::truncate_chars;
+use crate::protocol::sendable_text;
 use procfs::net::{TcpState, UdpState};
 use procfs::process::FDTarget;
 use serde::Serialize;
@@ -68,7 +68,7 @@ pub fn summarise(ports: impl IntoIterator<Item = ListeningPort>) -> Vec<Listenin
     for port in ports.into_iter().filter(|port| port.port != 0) {
         let name = unique.entry((port.port, port.protocol)).or_default();
         if name.is_empty() {
-            *name = truncate_chars(&port.name, MAX_NAME_CHARS);
+            *name = sendable_text(&port.name, MAX_NAME_CHARS);
         }
     }
     unique
