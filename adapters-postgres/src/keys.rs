@@ -45,9 +45,8 @@ pub(crate) async fn insert_mailed_key(
 }
 
 /// Keeps the new reset key and the account's newest other outstanding ones,
-/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest (keys of one
-/// lifetime expire in the order they were made). Requests for one account
-/// take turns on its row, so the count holds under concurrency.
+/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest. Requests for
+/// one account take turns on its row, so the count holds under concurrency.
 async fn keep_newest_reset_keys(
     tx: &Transaction<'_>,
     account: AccountId,
@@ -67,7 +66,7 @@ async fn keep_newest_reset_keys(
            SELECT key_hash FROM email_keys \
            WHERE account_id = $1 AND purpose = 'reset_password' AND used_time IS NULL \
              AND expires_time > $2 AND key_hash <> $3 \
-           ORDER BY expires_time DESC, key_hash DESC OFFSET $4)",
+           ORDER BY seq DESC OFFSET $4)",
         &[&account.0, &rows::at(now), &new.hash.as_str(), &keep],
     )
     .await?;

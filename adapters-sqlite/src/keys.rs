@@ -26,7 +26,8 @@ pub(crate) fn insert_mailed_key(
 ) -> rusqlite::Result<()> {
     let key = &mailed.key;
     conn.prepare_cached(
-        "INSERT INTO email_keys (key_hash, account_id, purpose, expires_time) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO email_keys (key_hash, account_id, purpose, expires_time, seq) \
+         VALUES (?1, ?2, ?3, ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM email_keys))",
     )?
     .execute(params![
         key.hash.as_str(),
@@ -41,8 +42,7 @@ pub(crate) fn insert_mailed_key(
 }
 
 /// Keeps the new reset key and the account's newest other outstanding ones,
-/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest (keys of one
-/// lifetime expire in the order they were made).
+/// [`MAX_OUTSTANDING_RESET_KEYS`] in all, and deletes the rest.
 fn keep_newest_reset_keys(
     conn: &Connection,
     account: AccountId,
@@ -54,7 +54,7 @@ fn keep_newest_reset_keys(
            SELECT key_hash FROM email_keys \
            WHERE account_id = ?1 AND purpose = 'reset_password' AND used_time IS NULL \
              AND expires_time > ?2 AND key_hash <> ?3 \
-           ORDER BY expires_time DESC, key_hash DESC LIMIT -1 OFFSET ?4)",
+           ORDER BY seq DESC LIMIT -1 OFFSET ?4)",
     )?
     .execute(params![
         account.0,

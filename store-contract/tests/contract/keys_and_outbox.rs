@@ -128,9 +128,9 @@ async fn a_reset_ends_every_api_token_and_replaces_the_install_token(store: impl
 
 async fn at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest(store: impl Store) {
     let account = unverified(&store).await;
+    // All in one second: the order they were made in decides, not their expiry.
     for i in 0..=MAX_OUTSTANDING_RESET_KEYS {
-        let at = t0() + Duration::seconds(i as i64);
-        store_reset_key(&store, &account, &format!("reset-{i}"), at).await;
+        store_reset_key(&store, &account, &format!("reset-{i}"), t0()).await;
     }
     let opens = |i: usize| {
         let store = store.clone();
@@ -146,10 +146,15 @@ async fn at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest(sto
     for i in 1..=MAX_OUTSTANDING_RESET_KEYS {
         assert!(opens(i).await, "reset-{i} still opens the account");
     }
-    // Keys made in the same second: the new one is never the one to go.
     for i in 10..20 {
         store_reset_key(&store, &account, &format!("reset-{i}"), t0()).await;
         assert!(opens(i).await, "the newest key, reset-{i}, works");
+    }
+    for i in 1..15 {
+        assert!(!opens(i).await, "reset-{i} ended");
+    }
+    for i in 15..20 {
+        assert!(opens(i).await, "reset-{i}, one of the newest five, works");
     }
 }
 
