@@ -1,7 +1,7 @@
 //! The device object (exactly the seed's 18 fields), its ports, and the
 //! commands handed to its agent.
 
-use application::use_cases::DeviceView;
+use application::use_cases::{CommandView, DeviceView};
 use domain::time::format_api;
 use domain::{Command, Port};
 use serde::Serialize;
@@ -89,6 +89,33 @@ impl From<&Command> for CommandJson {
             id: command.id.clone(),
             action: command.action.code(),
             issued_time: format_api(command.issued_time),
+        }
+    }
+}
+
+/// A command of a device's history as its owner sees it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CommandRecordJson {
+    id: String,
+    action: &'static str,
+    status: &'static str,
+    issued_time: String,
+    delivered_time: Option<String>,
+    acked_time: Option<String>,
+    detail: String,
+}
+
+impl From<&CommandView> for CommandRecordJson {
+    fn from(view: &CommandView) -> Self {
+        let record = &view.record;
+        Self {
+            id: record.command.id.clone(),
+            action: record.command.action.code(),
+            status: view.state.code(),
+            issued_time: format_api(record.command.issued_time),
+            delivered_time: record.delivered_time.map(format_api),
+            acked_time: record.acked_time.map(format_api),
+            detail: record.detail.clone(),
         }
     }
 }

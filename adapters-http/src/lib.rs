@@ -39,8 +39,12 @@ pub struct ServeLimits {
     pub max_connections: usize,
 }
 
-/// Starts serving on an already bound listener. The server stops gracefully
-/// on SIGINT and SIGTERM.
+/// How long requests in flight may take to finish once shutdown starts.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// Starts serving on an already bound listener. On SIGINT or SIGTERM the
+/// server answers every open long poll at once, stops accepting
+/// connections, finishes the requests in flight (for at most 4 s) and stops.
 pub fn serve(
     listener: TcpListener,
     state: HttpState,
@@ -48,6 +52,7 @@ pub fn serve(
 ) -> std::io::Result<Server> {
     let workers = limits.workers.max(1);
     let state = web::Data::new(state);
+    let polls = state.clone();
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -58,7 +63,36 @@ pub fn serve(
     .workers(workers)
     // actix counts connections per worker.
     .max_connections(limits.max_connections.div_ceil(workers).max(1))
+    .disable_signals()
+    .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
     .listen(listener)?
     .run();
+    let handle = server.handle();
+    actix_web::rt::spawn(async move {
+        stop_signal().await;
+        tracing::info!(
+            open_long_polls = polls.long_polls.count(),
+            "shutting down: answering long polls"
+        );
+        polls.long_polls.close_all();
+        handle.stop(true).await;
+    });
     Ok(server)
+}
+
+/// Resolves on the first SIGINT or SIGTERM.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGTERM; stopping on SIGINT only");
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }

@@ -1,10 +1,11 @@
 //! The open long polls of each device. At most [`MAX_PER_DEVICE`] are open
 //! at once: a further poll answers the oldest at once (with no commands), so
 //! one device token cannot hold an unbounded number of connections open.
+//! When the server shuts down, every open poll is answered at once.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio::sync::oneshot;
 
 /// Long polls one device may hold open at once.
@@ -15,6 +16,7 @@ pub const MAX_PER_DEVICE: usize = 2;
 pub struct LongPolls {
     open: Mutex<HashMap<String, VecDeque<Waiting>>>,
     next_id: AtomicU64,
+    closing: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -34,11 +36,21 @@ pub struct OpenPoll<'a> {
 
 impl LongPolls {
     /// Registers a poll of the device; the oldest of its polls beyond
-    /// [`MAX_PER_DEVICE`] is told to end.
+    /// [`MAX_PER_DEVICE`] is told to end. Once the server is shutting down,
+    /// a new poll is told to end at once.
     pub fn open(&self, serial: &str) -> OpenPoll<'_> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (end, ended) = oneshot::channel();
         let mut open = self.lock();
+        if self.closing.load(Ordering::Acquire) {
+            let _ = end.send(());
+            return OpenPoll {
+                polls: self,
+                serial: serial.to_owned(),
+                id,
+                ended,
+            };
+        }
         let polls = open.entry(serial.to_owned()).or_default();
         polls.push_back(Waiting { id, end });
         while polls.len() > MAX_PER_DEVICE {
@@ -51,6 +63,18 @@ impl LongPolls {
             serial: serial.to_owned(),
             id,
             ended,
+        }
+    }
+
+    /// Tells every open poll, and every poll opened from now on, to end:
+    /// the server is shutting down.
+    pub fn close_all(&self) {
+        let mut open = self.lock();
+        self.closing.store(true, Ordering::Release);
+        for (_, polls) in open.drain() {
+            for poll in polls {
+                let _ = poll.end.send(());
+            }
         }
     }
 
@@ -111,5 +135,19 @@ mod tests {
         drop((second, third, other));
         assert_eq!(polls.count(), 0);
         assert!(polls.lock().is_empty());
+    }
+
+    #[tokio::test]
+    async fn closing_ends_every_poll_and_every_later_one() {
+        let polls = LongPolls::default();
+        let mut a = polls.open("a");
+        let mut b = polls.open("b");
+        polls.close_all();
+        assert!(a.pushed_out().now_or_never().is_some());
+        assert!(b.pushed_out().now_or_never().is_some());
+        let mut late = polls.open("a");
+        assert!(late.pushed_out().now_or_never().is_some());
+        drop((a, b, late));
+        assert_eq!(polls.count(), 0);
     }
 }

@@ -3,7 +3,7 @@
 //! the schemas of the OpenAPI document.
 
 use crate::fields::{Field, FieldType};
-use domain::{Action, MachineType};
+use domain::{Action, CommandState, MachineType};
 
 /// A JSON object of the API, named in the OpenAPI document's components.
 pub struct Resource {
@@ -143,8 +143,23 @@ pub const ENROLMENT: Resource = Resource {
 /// The commands handed to an agent by a long poll.
 pub const COMMAND_LIST: Resource = Resource {
     name: "CommandList",
-    description: "Commands handed out to the device; each is handed out once.",
+    description: "Commands handed out to the device. One not acknowledged within 15 seconds is handed out again, with the same id.",
     fields: &[COMMANDS],
+};
+
+/// A command in a device's history, as its owner sees it.
+pub const COMMAND_RECORD: Resource = Resource {
+    name: "CommandRecord",
+    description: "A command of the device: what was asked, when, and where it stands.",
+    fields: &[
+        shown("id", "Id", FieldType::String).format("uuid"),
+        shown("action", "Action", FieldType::String).choices(&Action::CODES),
+        shown("status", "Status", FieldType::String).choices(&CommandState::CODES),
+        shown("issued_time", "Issued time", FieldType::Datetime),
+        shown("delivered_time", "Delivered time", FieldType::Datetime).nullable(),
+        shown("acked_time", "Acked time", FieldType::Datetime).nullable(),
+        shown("detail", "Detail", FieldType::String),
+    ],
 };
 
 /// The answer to a heartbeat.
@@ -166,6 +181,7 @@ pub const HEARTBEAT_REPLY: Resource = Resource {
 pub const ALL: &[&Resource] = &[
     &AUTH_TOKEN,
     &COMMAND_LIST,
+    &COMMAND_RECORD,
     &DETAIL,
     &DEVICE,
     &ENROLMENT,

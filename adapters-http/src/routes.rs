@@ -7,8 +7,8 @@ use crate::dispatch::Handler;
 use crate::fields::Field;
 use crate::handlers::{accounts, agent, auth, devices, docs, password_reset, verification};
 use crate::resources::{
-    self, AUTH_TOKEN, COMMAND_LIST, DETAIL, DEVICE, DEVICE_FIELDS, ENROLMENT, HEARTBEAT_REPLY,
-    PORT, PROFILE, PROFILE_FIELDS, Resource,
+    self, AUTH_TOKEN, COMMAND_LIST, COMMAND_RECORD, DETAIL, DEVICE, DEVICE_FIELDS, ENROLMENT,
+    HEARTBEAT_REPLY, PORT, PROFILE, PROFILE_FIELDS, Resource,
 };
 use actix_web::http::Method;
 use domain::{CommandStatus, MachineType};
@@ -331,7 +331,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route {
             pattern: "/agent/commands/{id}/ack/",
             name: "Agent Command Ack",
-            description: "Report the outcome of a command: `done` or `failed`, with an optional detail.",
+            description: "Report what became of a command: `received` before carrying it out, then\n`done` or `failed`, with an optional detail.",
             endpoints: vec![
                 endpoint(
                     Method::POST,
@@ -465,6 +465,23 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
                     "Delete a device",
                     reply(204, Empty),
                     |c| Box::pin(devices::delete(c)),
+                )
+                .fails(&[404]),
+            ],
+            documented: true,
+        },
+        Route {
+            pattern: "/devices/{serial}/commands/",
+            name: "Device Commands",
+            description: "The device's 100 most recent commands, newest first, each with its\nstatus: pending, delivered, received, done, failed or lapsed.",
+            endpoints: vec![
+                endpoint(
+                    Method::GET,
+                    User,
+                    None,
+                    "List a device's commands",
+                    reply(200, Many(&COMMAND_RECORD)),
+                    |c| Box::pin(devices::commands(c)),
                 )
                 .fails(&[404]),
             ],

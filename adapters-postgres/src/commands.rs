@@ -1,11 +1,16 @@
 use crate::notifications::COMMANDS_CHANNEL;
 use crate::prepared;
-use crate::rows::{self, COMMAND_COLUMNS};
+use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS};
 use crate::store::PgStore;
 use application::StoreError;
 use application::ports::{CommandListener, CommandRepository};
 use async_trait::async_trait;
-use domain::{Command, CommandOutcome, Serial, Timestamp};
+use domain::{Command, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
+
+/// The device `$1`'s commands that are due at `$2`: never acknowledged,
+/// issued after `$3`, and never handed out or last handed out at or before `$4`.
+const DUE: &str = "serial = $1 AND status IS NULL AND issued_time > $3 \
+     AND (delivered_time IS NULL OR delivered_time <= $4)";
 
 #[async_trait]
 impl CommandRepository for PgStore {
@@ -28,16 +33,16 @@ impl CommandRepository for PgStore {
                         &[&serial.as_str()],
                     )
                     .await?;
-                    let pending: bool = prepared::query_one(
+                    let unfinished: bool = prepared::query_one(
                         tx,
                         "SELECT EXISTS (SELECT 1 FROM device_commands WHERE serial = $1 \
-                             AND action = 'reboot' AND delivered_time IS NULL \
+                             AND action = 'reboot' AND (status IS NULL OR status = 'received') \
                              AND issued_time > $2)",
                         &[&serial.as_str(), &rows::at(lapse_before)],
                     )
                     .await?
                     .try_get(0)?;
-                    if pending {
+                    if unfinished {
                         return Ok(false);
                     }
                     prepared::execute(
@@ -63,36 +68,88 @@ impl CommandRepository for PgStore {
         Ok(queued)
     }
 
-    async fn take_pending(
+    async fn take_due(
         &self,
         device: &Serial,
         now: Timestamp,
         lapse_before: Timestamp,
+        redeliver_before: Timestamp,
     ) -> Result<Vec<Command>, StoreError> {
         let mut commands = self
             .run("hand out commands", |c| {
                 let serial = device.clone();
                 Box::pin(async move {
                     // One statement: two polls of one device never both get a
-                    // command (the second re-checks delivered_time once the
-                    // first commits).
+                    // command (the second re-checks the row once the first
+                    // commits, and finds it just handed out).
                     let sql = format!(
-                        "UPDATE device_commands SET delivered_time = $2 \
-                         WHERE serial = $1 AND delivered_time IS NULL AND issued_time > $3 \
-                         RETURNING {COMMAND_COLUMNS}"
+                        "UPDATE device_commands SET delivered_time = $2 WHERE {DUE} \
+                         RETURNING {COMMAND_COLUMNS}, seq"
                     );
                     let found = prepared::query(
                         c,
                         &sql,
-                        &[&serial.as_str(), &rows::at(now), &rows::at(lapse_before)],
+                        &[
+                            &serial.as_str(),
+                            &rows::at(now),
+                            &rows::at(lapse_before),
+                            &rows::at(redeliver_before),
+                        ],
                     )
                     .await?;
-                    Ok(rows::all(&found, rows::command)?)
+                    let mut commands = Vec::with_capacity(found.len());
+                    for row in &found {
+                        let seq: i64 = row.try_get(3).map_err(rows::read)?;
+                        commands.push((rows::command(row)?, seq));
+                    }
+                    Ok(commands)
                 })
             })
             .await?;
-        commands.sort_by(|a, b| (a.issued_time, &a.id).cmp(&(b.issued_time, &b.id)));
-        Ok(commands)
+        commands.sort_by_key(|(_, seq)| *seq);
+        Ok(commands.into_iter().map(|(command, _)| command).collect())
+    }
+
+    async fn last_unacknowledged_delivery(
+        &self,
+        device: &Serial,
+        lapse_before: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        self.run("find unacknowledged commands", |c| {
+            let serial = device.clone();
+            Box::pin(async move {
+                let row = prepared::query_one(
+                    c,
+                    "SELECT MIN(delivered_time) FROM device_commands \
+                     WHERE serial = $1 AND status IS NULL AND issued_time > $2 \
+                     AND delivered_time IS NOT NULL",
+                    &[&serial.as_str(), &rows::at(lapse_before)],
+                )
+                .await?;
+                Ok(row.try_get::<_, Option<Timestamp>>(0)?)
+            })
+        })
+        .await
+    }
+
+    async fn history(
+        &self,
+        device: &Serial,
+        limit: usize,
+    ) -> Result<Vec<CommandRecord>, StoreError> {
+        self.run("read command history", |c| {
+            let serial = device.clone();
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands WHERE serial = $1 \
+                     ORDER BY seq DESC LIMIT $2"
+                );
+                let found = prepared::query(c, &sql, &[&serial.as_str(), &limit]).await?;
+                Ok(rows::all(&found, rows::command_record)?)
+            })
+        })
+        .await
     }
 
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
@@ -120,11 +177,19 @@ impl CommandRepository for PgStore {
         self.run("acknowledge command", |c| {
             let (serial, id, outcome) = (device.clone(), command_id.to_owned(), outcome.clone());
             Box::pin(async move {
+                // `received` only before any report; an outcome until one is in.
+                let sql = if outcome.status == CommandStatus::Received {
+                    "UPDATE device_commands SET acked_time = $3, status = $4, detail = $5, \
+                     delivered_time = COALESCE(delivered_time, $3) \
+                     WHERE id = $1 AND serial = $2 AND status IS NULL"
+                } else {
+                    "UPDATE device_commands SET acked_time = $3, status = $4, detail = $5, \
+                     delivered_time = COALESCE(delivered_time, $3) \
+                     WHERE id = $1 AND serial = $2 AND (status IS NULL OR status = 'received')"
+                };
                 let recorded = prepared::execute(
                     c,
-                    "UPDATE device_commands SET acked_time = $3, status = $4, detail = $5, \
-                         delivered_time = COALESCE(delivered_time, $3) \
-                         WHERE id = $1 AND serial = $2 AND acked_time IS NULL",
+                    sql,
                     &[
                         &id,
                         &serial.as_str(),

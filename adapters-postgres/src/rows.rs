@@ -3,8 +3,8 @@
 use application::StoreError;
 use chrono::Timelike;
 use domain::{
-    Account, AccountId, Action, Command, Device, DeviceFacts, EmailAddress, MachineType, Port,
-    Protocol, Serial, Timestamp,
+    Account, AccountId, Action, Command, CommandRecord, CommandStatus, Device, DeviceFacts,
+    EmailAddress, MachineType, Port, Protocol, Serial, Timestamp,
 };
 use tokio_postgres::Row;
 
@@ -13,7 +13,7 @@ pub(crate) fn at(instant: Timestamp) -> Timestamp {
     instant.with_nanosecond(0).unwrap_or(instant)
 }
 
-fn read(error: tokio_postgres::Error) -> StoreError {
+pub(crate) fn read(error: tokio_postgres::Error) -> StoreError {
     StoreError::new("read a stored row", error)
 }
 
@@ -87,6 +87,32 @@ pub(crate) fn command(row: &Row) -> Result<Command, StoreError> {
         action: Action::from_code(&action)
             .ok_or_else(|| invalid(format!("unknown action {action:?}")))?,
         issued_time: row.try_get(2).map_err(read)?,
+    })
+}
+
+/// The columns [`command_record`] reads.
+pub(crate) const COMMAND_RECORD_COLUMNS: &str =
+    "id, action, issued_time, delivered_time, acked_time, status, detail";
+
+/// Reads a command's history entry selected with [`COMMAND_RECORD_COLUMNS`].
+pub(crate) fn command_record(row: &Row) -> Result<CommandRecord, StoreError> {
+    let status: Option<String> = row.try_get(5).map_err(read)?;
+    let status = match status {
+        None => None,
+        Some(code) => Some(
+            CommandStatus::from_code(&code)
+                .ok_or_else(|| invalid(format!("unknown command status {code:?}")))?,
+        ),
+    };
+    Ok(CommandRecord {
+        command: command(row)?,
+        delivered_time: row.try_get(3).map_err(read)?,
+        acked_time: row.try_get(4).map_err(read)?,
+        status,
+        detail: row
+            .try_get::<_, Option<String>>(6)
+            .map_err(read)?
+            .unwrap_or_default(),
     })
 }
 

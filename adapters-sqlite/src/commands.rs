@@ -1,10 +1,15 @@
-use crate::rows::{self, COMMAND_COLUMNS};
+use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS};
 use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::{CommandListener, CommandRepository};
 use async_trait::async_trait;
-use domain::{Command, CommandOutcome, Serial, Timestamp};
+use domain::{Command, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
 use rusqlite::{TransactionBehavior, params};
+
+/// The device `?1`'s commands that are due at `?2`: never acknowledged,
+/// issued after `?3`, and never handed out or last handed out at or before `?4`.
+const DUE: &str = "serial = ?1 AND status IS NULL AND issued_time > ?3 \
+     AND (delivered_time IS NULL OR delivered_time <= ?4)";
 
 #[async_trait]
 impl CommandRepository for SqliteStore {
@@ -20,20 +25,23 @@ impl CommandRepository for SqliteStore {
             .run("queue reboot", move |conn| {
                 // IMMEDIATE: the check and the insert see no concurrent writer in between.
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let pending: bool = tx.query_row(
+                let unfinished: bool = tx.query_row(
                     "SELECT EXISTS (SELECT 1 FROM device_commands WHERE serial = ?1 AND action = 'reboot' \
-                     AND delivered_time IS NULL AND issued_time > ?2)",
+                     AND (status IS NULL OR status = 'received') AND issued_time > ?2)",
                     params![serial.as_str(), rows::to_secs(lapse_before)],
                     |row| row.get(0),
                 )?;
-                if !pending {
+                if !unfinished {
                     tx.execute(
-                        "INSERT INTO device_commands (id, serial, action, issued_time) VALUES (?1, ?2, 'reboot', ?3)",
+                        "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
+                         VALUES (?1, ?2, 'reboot', ?3, \
+                                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM device_commands \
+                                  WHERE serial = ?2))",
                         params![id, serial.as_str(), rows::to_secs(now)],
                     )?;
                 }
                 tx.commit()?;
-                Ok(!pending)
+                Ok(!unfinished)
             })
             .await?;
         if queued {
@@ -42,47 +50,58 @@ impl CommandRepository for SqliteStore {
         Ok(queued)
     }
 
-    async fn take_pending(
+    async fn take_due(
         &self,
         device: &Serial,
         now: Timestamp,
         lapse_before: Timestamp,
+        redeliver_before: Timestamp,
     ) -> Result<Vec<Command>, StoreError> {
         let serial = device.clone();
-        let mut commands = self
-            .run("hand out commands", move |conn| {
-                // Most polls find nothing: a read tells so without the write lock.
-                let any_pending: bool = conn
-                    .prepare_cached(
-                        "SELECT EXISTS (SELECT 1 FROM device_commands \
-                         WHERE serial = ?1 AND delivered_time IS NULL AND issued_time > ?2)",
-                    )?
-                    .query_row(
-                        params![serial.as_str(), rows::to_secs(lapse_before)],
-                        |row| row.get(0),
-                    )?;
-                if !any_pending {
-                    return Ok(Vec::new());
-                }
-                // One statement: two polls of one device never both get a command.
-                conn.prepare_cached(&format!(
-                    "UPDATE device_commands SET delivered_time = ?2 \
-                     WHERE serial = ?1 AND delivered_time IS NULL AND issued_time > ?3 \
-                     RETURNING {COMMAND_COLUMNS}"
+        let times = [now, lapse_before, redeliver_before].map(rows::to_secs);
+        self.run("hand out commands", move |conn| {
+            let [now, lapse_before, redeliver_before] = times;
+            let at = params![serial.as_str(), now, lapse_before, redeliver_before];
+            // Most polls find nothing: a read tells so without the write lock.
+            let any_due: bool = conn
+                .prepare_cached(&format!(
+                    "SELECT EXISTS (SELECT 1 FROM device_commands WHERE {DUE})"
                 ))?
-                .query_map(
-                    params![
-                        serial.as_str(),
-                        rows::to_secs(now),
-                        rows::to_secs(lapse_before)
-                    ],
-                    rows::command,
-                )?
-                .collect::<rusqlite::Result<Vec<Command>>>()
+                .query_row(at, |row| row.get(0))?;
+            if !any_due {
+                return Ok(Vec::new());
+            }
+            // One statement: two polls of one device never both get a command.
+            conn.prepare_cached(&format!(
+                "UPDATE device_commands SET delivered_time = ?2 WHERE {DUE} \
+                 RETURNING {COMMAND_COLUMNS}, seq"
+            ))?
+            .query_map(at, |row| Ok((rows::command(row)?, row.get::<_, i64>(3)?)))?
+            .collect::<rusqlite::Result<Vec<(Command, i64)>>>()
+            .map(oldest_first)
+        })
+        .await
+    }
+
+    async fn last_unacknowledged_delivery(
+        &self,
+        device: &Serial,
+        lapse_before: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        let serial = device.clone();
+        let lapse_before = rows::to_secs(lapse_before);
+        self.run("find unacknowledged commands", move |conn| {
+            conn.prepare_cached(
+                "SELECT MIN(delivered_time) FROM device_commands \
+                 WHERE serial = ?1 AND status IS NULL AND issued_time > ?2 \
+                 AND delivered_time IS NOT NULL",
+            )?
+            .query_row(params![serial.as_str(), lapse_before], |row| {
+                row.get::<_, Option<i64>>(0)
             })
-            .await?;
-        commands.sort_by(|a, b| (a.issued_time, &a.id).cmp(&(b.issued_time, &b.id)));
-        Ok(commands)
+            .map(|at| at.map(rows::from_secs))
+        })
+        .await
     }
 
     async fn acknowledge(
@@ -94,10 +113,18 @@ impl CommandRepository for SqliteStore {
     ) -> Result<bool, StoreError> {
         let (serial, id, outcome) = (device.clone(), command_id.to_owned(), outcome.clone());
         self.run("acknowledge command", move |conn| {
+            // `received` only before any report; an outcome until one is in.
+            let open = if outcome.status == CommandStatus::Received {
+                "status IS NULL"
+            } else {
+                "(status IS NULL OR status = 'received')"
+            };
             let recorded = conn.execute(
-                "UPDATE device_commands SET acked_time = ?3, status = ?4, detail = ?5, \
-                 delivered_time = COALESCE(delivered_time, ?3) \
-                 WHERE id = ?1 AND serial = ?2 AND acked_time IS NULL",
+                &format!(
+                    "UPDATE device_commands SET acked_time = ?3, status = ?4, detail = ?5, \
+                     delivered_time = COALESCE(delivered_time, ?3) \
+                     WHERE id = ?1 AND serial = ?2 AND {open}"
+                ),
                 params![
                     id,
                     serial.as_str(),
@@ -118,6 +145,24 @@ impl CommandRepository for SqliteStore {
         .await
     }
 
+    async fn history(
+        &self,
+        device: &Serial,
+        limit: usize,
+    ) -> Result<Vec<CommandRecord>, StoreError> {
+        let serial = device.clone();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run("read command history", move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands WHERE serial = ?1 \
+                 ORDER BY seq DESC, issued_time DESC, id DESC LIMIT ?2"
+            ))?
+            .query_map(params![serial.as_str(), limit], rows::command_record)?
+            .collect()
+        })
+        .await
+    }
+
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
         let before = rows::to_secs(issued_before);
         self.run("purge old commands", move |conn| {
@@ -131,4 +176,10 @@ impl CommandRepository for SqliteStore {
     fn listen(&self, device: &Serial) -> Box<dyn CommandListener> {
         Box::new(self.command_signals.listen(device))
     }
+}
+
+/// The commands in the order they were requested.
+fn oldest_first(mut commands: Vec<(Command, i64)>) -> Vec<Command> {
+    commands.sort_by_key(|(_, seq)| *seq);
+    commands.into_iter().map(|(command, _)| command).collect()
 }

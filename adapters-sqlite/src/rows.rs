@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    Account, AccountId, Action, Command, Device, DeviceFacts, EmailAddress, MachineType, Port,
-    Protocol, Serial, Timestamp,
+    Account, AccountId, Action, Command, CommandRecord, CommandStatus, Device, DeviceFacts,
+    EmailAddress, MachineType, Port, Protocol, Serial, Timestamp,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -82,6 +82,28 @@ pub(crate) fn command(row: &Row<'_>) -> rusqlite::Result<Command> {
         id: row.get(0)?,
         action: Action::from_code(&action).ok_or_else(|| invalid(1, UnknownCode(action)))?,
         issued_time: from_secs(row.get(2)?),
+    })
+}
+
+/// The columns [`command_record`] reads.
+pub(crate) const COMMAND_RECORD_COLUMNS: &str =
+    "id, action, issued_time, delivered_time, acked_time, status, detail";
+
+/// Reads a command's history entry selected with [`COMMAND_RECORD_COLUMNS`].
+pub(crate) fn command_record(row: &Row<'_>) -> rusqlite::Result<CommandRecord> {
+    let status: Option<String> = row.get(5)?;
+    let status = match status {
+        None => None,
+        Some(code) => {
+            Some(CommandStatus::from_code(&code).ok_or_else(|| invalid(5, UnknownCode(code)))?)
+        }
+    };
+    Ok(CommandRecord {
+        command: command(row)?,
+        delivered_time: row.get::<_, Option<i64>>(3)?.map(from_secs),
+        acked_time: row.get::<_, Option<i64>>(4)?.map(from_secs),
+        status,
+        detail: row.get::<_, Option<String>>(6)?.unwrap_or_default(),
     })
 }
 

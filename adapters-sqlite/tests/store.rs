@@ -104,7 +104,12 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     let (pi, other) = (&serials[0], &serials[1]);
     let handed = f
         .store
-        .take_pending(pi, t0(), t0() - Duration::minutes(10))
+        .take_due(
+            pi,
+            t0(),
+            t0() - Duration::minutes(10),
+            t0() - Duration::seconds(15),
+        )
         .await
         .unwrap();
     assert_eq!(handed.len(), 1, "set-up: c1 was not handed out");

@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 use domain::secret::SecretHash;
 use domain::{
-    Account, AccountId, Command, CommandOutcome, Device, EmailAddress, FactsReport, MachineType,
-    Port, Serial, Timestamp,
+    Account, AccountId, Command, CommandOutcome, CommandRecord, Device, EmailAddress, FactsReport,
+    MachineType, Port, Serial, Timestamp,
 };
 use std::sync::Arc;
 use thiserror::Error;
@@ -426,8 +426,8 @@ pub trait CommandListener: Send {
 #[async_trait]
 pub trait CommandRepository: Send + Sync {
     /// Queues a reboot for the device unless one issued after `lapse_before`
-    /// is still pending, and wakes its listeners. Returns whether a new
-    /// command was queued.
+    /// has not ended yet (pending, delivered or received), and wakes its
+    /// listeners. Returns whether a new command was queued.
     async fn queue_reboot(
         &self,
         device: &Serial,
@@ -435,16 +435,29 @@ pub trait CommandRepository: Send + Sync {
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError>;
-    /// Hands out the device's pending commands issued after `lapse_before`,
-    /// oldest first: each is marked delivered at `now` and never handed out again.
-    async fn take_pending(
+    /// Hands out the device's commands that are due, oldest first: never
+    /// acknowledged, issued after `lapse_before`, and either never handed out
+    /// or last handed out at or before `redeliver_before`. Each is marked
+    /// delivered at `now`; of polls racing for one command, one gets it.
+    async fn take_due(
         &self,
         device: &Serial,
         now: Timestamp,
         lapse_before: Timestamp,
+        redeliver_before: Timestamp,
     ) -> Result<Vec<Command>, StoreError>;
-    /// Records the outcome of a command of the device, unless one is recorded
-    /// already. Returns whether the device has a command with this id.
+    /// When the earliest of the device's commands that were handed out and
+    /// never acknowledged (issued after `lapse_before`) was last handed out:
+    /// it is due again a redelivery period later.
+    async fn last_unacknowledged_delivery(
+        &self,
+        device: &Serial,
+        lapse_before: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError>;
+    /// Records what the agent reports of a command of the device: `received`
+    /// only while nothing is reported yet, `done` or `failed` unless one of
+    /// them is reported already. Returns whether the device has a command
+    /// with this id.
     async fn acknowledge(
         &self,
         device: &Serial,
@@ -452,6 +465,13 @@ pub trait CommandRepository: Send + Sync {
         outcome: &CommandOutcome,
         now: Timestamp,
     ) -> Result<bool, StoreError>;
+    /// The device's `limit` most recently requested commands, newest first
+    /// (in the order they were requested, also within one second).
+    async fn history(
+        &self,
+        device: &Serial,
+        limit: usize,
+    ) -> Result<Vec<CommandRecord>, StoreError>;
     /// Forgets commands issued before `issued_before` (acknowledged or lapsed
     /// long ago).
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError>;

@@ -38,9 +38,11 @@ pub struct Command {
     pub issued_time: Timestamp,
 }
 
-/// How a command ended, as the agent reports it.
+/// What the agent reports of a command: that it got it, or how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandStatus {
+    /// Got it, and is carrying it out (it will not be handed out again).
+    Received,
     /// Carried out.
     Done,
     /// Could not be carried out.
@@ -49,17 +51,31 @@ pub enum CommandStatus {
 
 impl CommandStatus {
     /// Every status.
-    pub const ALL: [CommandStatus; 2] = [CommandStatus::Done, CommandStatus::Failed];
+    pub const ALL: [CommandStatus; 3] = [
+        CommandStatus::Received,
+        CommandStatus::Done,
+        CommandStatus::Failed,
+    ];
 
     /// Every code, in [`CommandStatus::ALL`] order.
-    pub const CODES: [&'static str; 2] = [Self::Done.code(), Self::Failed.code()];
+    pub const CODES: [&'static str; 3] = [
+        Self::Received.code(),
+        Self::Done.code(),
+        Self::Failed.code(),
+    ];
 
-    /// The code sent and stored: `done` or `failed`.
+    /// The code sent and stored: `received`, `done` or `failed`.
     pub const fn code(self) -> &'static str {
         match self {
+            Self::Received => "received",
             Self::Done => "done",
             Self::Failed => "failed",
         }
+    }
+
+    /// Whether the command has ended: nothing reported after it changes it.
+    pub const fn is_final(self) -> bool {
+        matches!(self, Self::Done | Self::Failed)
     }
 
     /// The status with this exact code.
@@ -70,6 +86,81 @@ impl CommandStatus {
 
 /// Most characters of an acknowledgement's detail.
 pub const MAX_ACK_DETAIL_CHARS: usize = 1000;
+
+/// A command not acknowledged this long after it was handed out is handed
+/// out again (its connection may have died on the way).
+pub const REDELIVERY_AFTER: Duration = Duration::seconds(15);
+
+/// Where a command stands, as the device's command history shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandState {
+    /// Not handed out yet.
+    Pending,
+    /// Handed out, no acknowledgement yet.
+    Delivered,
+    /// The agent acknowledged receipt and is carrying it out.
+    Received,
+    /// Carried out.
+    Done,
+    /// Could not be carried out.
+    Failed,
+    /// Never acknowledged, and now too old to be carried out.
+    Lapsed,
+}
+
+impl CommandState {
+    /// The word the API shows.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Delivered => "delivered",
+            Self::Received => "received",
+            Self::Done => "done",
+            Self::Failed => "failed",
+            Self::Lapsed => "lapsed",
+        }
+    }
+
+    /// Every code.
+    pub const CODES: [&'static str; 6] = [
+        Self::Pending.code(),
+        Self::Delivered.code(),
+        Self::Received.code(),
+        Self::Done.code(),
+        Self::Failed.code(),
+        Self::Lapsed.code(),
+    ];
+}
+
+/// A command as it was requested, handed out and acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRecord {
+    /// The command.
+    pub command: Command,
+    /// When it was last handed out, if it was.
+    pub delivered_time: Option<Timestamp>,
+    /// When it was last acknowledged, if it was.
+    pub acked_time: Option<Timestamp>,
+    /// What the agent last reported, if anything.
+    pub status: Option<CommandStatus>,
+    /// The detail of the last acknowledgement (empty without one).
+    pub detail: String,
+}
+
+impl CommandRecord {
+    /// Where the command stands at `now`: one never acknowledged lapses
+    /// `lifetime` after it was requested.
+    pub fn state(&self, now: Timestamp, lifetime: Duration) -> CommandState {
+        match self.status {
+            Some(CommandStatus::Received) => CommandState::Received,
+            Some(CommandStatus::Done) => CommandState::Done,
+            Some(CommandStatus::Failed) => CommandState::Failed,
+            None if now - self.command.issued_time >= lifetime => CommandState::Lapsed,
+            None if self.delivered_time.is_some() => CommandState::Delivered,
+            None => CommandState::Pending,
+        }
+    }
+}
 
 /// The agent's report on one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +187,52 @@ mod tests {
         assert_eq!(heartbeat_interval(Duration::seconds(10)), 3);
         assert_eq!(heartbeat_interval(Duration::seconds(2)), 1);
         assert_eq!(heartbeat_interval(Duration::milliseconds(500)), 1);
+    }
+
+    fn record(delivered: bool, status: Option<CommandStatus>) -> CommandRecord {
+        let issued = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        CommandRecord {
+            command: Command {
+                id: "c".into(),
+                action: Action::Reboot,
+                issued_time: issued,
+            },
+            delivered_time: delivered.then_some(issued),
+            acked_time: status.map(|_| issued),
+            status,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_command_state_follows_its_hand_out_its_acks_and_its_age() {
+        let lifetime = Duration::minutes(10);
+        let issued = record(false, None).command.issued_time;
+        let young = issued + Duration::minutes(9);
+        let old = issued + Duration::minutes(10);
+        assert_eq!(
+            record(false, None).state(young, lifetime),
+            CommandState::Pending
+        );
+        assert_eq!(
+            record(true, None).state(young, lifetime),
+            CommandState::Delivered
+        );
+        assert_eq!(
+            record(false, None).state(old, lifetime),
+            CommandState::Lapsed
+        );
+        assert_eq!(
+            record(true, None).state(old, lifetime),
+            CommandState::Lapsed
+        );
+        let received = record(true, Some(CommandStatus::Received));
+        assert_eq!(received.state(old, lifetime), CommandState::Received);
+        let done = record(true, Some(CommandStatus::Done));
+        assert_eq!(done.state(old, lifetime), CommandState::Done);
+        let failed = record(true, Some(CommandStatus::Failed));
+        assert_eq!(failed.state(young, lifetime), CommandState::Failed);
+        assert!(CommandStatus::Done.is_final() && !CommandStatus::Received.is_final());
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub mod text;
 pub mod time;
 
 pub use account::{Account, AccountId, Profile};
-pub use command::{Action, Command, CommandOutcome, CommandStatus};
+pub use command::{Action, Command, CommandOutcome, CommandRecord, CommandState, CommandStatus};
 pub use device::{Device, DeviceFacts, FactsReport, Serial};
 pub use email::EmailAddress;
 pub use machine_type::MachineType;

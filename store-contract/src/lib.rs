@@ -23,6 +23,7 @@ use application::ports::{
     TokenRepository,
 };
 use chrono::{TimeZone, Utc};
+use domain::command::REDELIVERY_AFTER;
 use domain::port::normalize_ports;
 use domain::secret::SecretHash;
 use domain::{
@@ -464,9 +465,21 @@ pub async fn queue(store: &impl Store, device: &Serial, id: &str, at: Timestamp)
         .unwrap()
 }
 
-/// Takes the pending commands at `at`, lapsing [`lapse`] before.
+/// Takes the due commands at `at`, lapsing [`lapse`] before, handed out
+/// again after [`REDELIVERY_AFTER`].
 pub async fn take(store: &impl Store, device: &Serial, at: Timestamp) -> Vec<Command> {
-    store.take_pending(device, at, at - lapse()).await.unwrap()
+    store
+        .take_due(device, at, at - lapse(), at - REDELIVERY_AFTER)
+        .await
+        .unwrap()
+}
+
+/// An acknowledgement of receipt.
+pub fn received() -> CommandOutcome {
+    CommandOutcome {
+        status: CommandStatus::Received,
+        detail: String::new(),
+    }
 }
 
 /// Acknowledges a command; whether the device has it.

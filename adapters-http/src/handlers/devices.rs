@@ -1,5 +1,5 @@
 use super::{json, no_content};
-use crate::device_json::{DeviceJson, PortJson};
+use crate::device_json::{CommandRecordJson, DeviceJson, PortJson};
 use crate::dispatch::Ctx;
 use crate::error::ApiError;
 use crate::routes::{DEVICE_DESCRIPTION, DEVICE_NAME};
@@ -97,6 +97,19 @@ pub async fn ports(ctx: Ctx) -> Result<HttpResponse, ApiError> {
         .await?
         .ok_or(ApiError::NotFound)?;
     let body: Vec<PortJson> = ports.iter().map(PortJson::from).collect();
+    Ok(json(StatusCode::OK, &body))
+}
+
+/// `GET /devices/{serial}/commands/`: the device's recent commands, newest first.
+pub async fn commands(ctx: Ctx) -> Result<HttpResponse, ApiError> {
+    let serial = serial(&ctx)?;
+    let commands = ctx
+        .state
+        .app
+        .device_commands(ctx.user()?, &serial)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let body: Vec<CommandRecordJson> = commands.iter().map(CommandRecordJson::from).collect();
     Ok(json(StatusCode::OK, &body))
 }
 

@@ -3,7 +3,7 @@
 
 use super::DevMgr;
 use crate::ports::{EnrolError, Enrolment, StoreError};
-use domain::command::heartbeat_interval;
+use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
 use domain::text::{DEVICE_NAME, TextError};
@@ -153,11 +153,13 @@ impl DevMgr {
         })
     }
 
-    /// Hands out the device's pending commands as soon as there are any,
-    /// waiting at most `wait` for one to be queued. The wait is woken by the
-    /// queuing itself (or the device's deletion), not by polling. After a
-    /// wake-up the answer may be empty (another poll of the same device took
-    /// the command first, or the device is gone); agents simply poll again.
+    /// Hands out the device's due commands as soon as there are any, waiting
+    /// at most `wait` for one. The wait is woken by the queuing itself (or the
+    /// device's deletion), not by polling, and ends when a command handed out
+    /// earlier and never acknowledged falls due again. After a wake-up the
+    /// answer may be empty (another poll of the same device took the command
+    /// first, it was acknowledged meanwhile, or the device is gone); agents
+    /// simply poll again.
     pub async fn poll_commands(
         &self,
         device: &Device,
@@ -168,12 +170,34 @@ impl DevMgr {
         if !commands.is_empty() || wait.is_zero() {
             return Ok(commands);
         }
+        let wait = match self.until_redelivery(&device.serial).await? {
+            Some(due) => wait.min(due),
+            None => wait,
+        };
         listener.wait(wait).await;
         self.take_commands(&device.serial).await
     }
 
-    /// Records the outcome of one of the device's commands (the first report
-    /// counts). Returns whether the device has a command with this id.
+    /// How long until a command handed out and never acknowledged is due
+    /// again, if there is one.
+    async fn until_redelivery(&self, serial: &Serial) -> Result<Option<Duration>, StoreError> {
+        let now = self.ports.clock.now();
+        let delivered = self
+            .ports
+            .commands
+            .last_unacknowledged_delivery(serial, now - self.settings.command_lifetime)
+            .await?;
+        Ok(delivered.map(|at| {
+            // Times are stored in whole seconds: a little past the due second.
+            let due = at + REDELIVERY_AFTER - now + chrono::Duration::milliseconds(20);
+            due.to_std().unwrap_or(Duration::ZERO)
+        }))
+    }
+
+    /// Records what the agent reports of one of the device's commands:
+    /// `received` while nothing is reported yet, then `done` or `failed`
+    /// (the first of those counts). Returns whether the device has a command
+    /// with this id.
     pub async fn acknowledge(
         &self,
         device: &Device,
@@ -187,11 +211,18 @@ impl DevMgr {
             .await
     }
 
+    /// Hands out the device's due commands: new ones, and ones handed out
+    /// [`REDELIVERY_AFTER`] ago or longer without an acknowledgement.
     async fn take_commands(&self, serial: &Serial) -> Result<Vec<Command>, StoreError> {
         let now = self.ports.clock.now();
         self.ports
             .commands
-            .take_pending(serial, now, now - self.settings.command_lifetime)
+            .take_due(
+                serial,
+                now,
+                now - self.settings.command_lifetime,
+                now - REDELIVERY_AFTER,
+            )
             .await
     }
 }
@@ -336,9 +367,13 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(()));
         h.commands
-            .expect_take_pending()
-            .withf(|_, at, lapse| *at == now() && *lapse == now() - Span::minutes(10))
-            .returning(|_, _, _| Ok(vec![reboot()]));
+            .expect_take_due()
+            .withf(|_, at, lapse, redeliver| {
+                *at == now()
+                    && *lapse == now() - Span::minutes(10)
+                    && *redeliver == now() - Span::seconds(15)
+            })
+            .returning(|_, _, _, _| Ok(vec![reboot()]));
         let report = FactsReport {
             ports: Some(vec![
                 Port::new(80, Protocol::Tcp, "nginx".into()).unwrap(),
@@ -360,8 +395,8 @@ mod tests {
             Box::new(listener)
         });
         h.commands
-            .expect_take_pending()
-            .returning(|_, _, _| Ok(vec![reboot()]));
+            .expect_take_due()
+            .returning(|_, _, _, _| Ok(vec![reboot()]));
         let commands = h
             .app()
             .poll_commands(&device(None), Duration::from_secs(30))
@@ -388,15 +423,20 @@ mod tests {
                 Box::new(listener)
             });
         h.commands
-            .expect_take_pending()
+            .expect_take_due()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _, _| Ok(vec![]));
+            .returning(|_, _, _, _| Ok(vec![]));
         h.commands
-            .expect_take_pending()
+            .expect_last_unacknowledged_delivery()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _, _| Ok(vec![reboot()]));
+            .returning(|_, _| Ok(None));
+        h.commands
+            .expect_take_due()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _, _| Ok(vec![reboot()]));
         let commands = h
             .app()
             .poll_commands(&device(None), Duration::from_secs(30))
@@ -414,15 +454,53 @@ mod tests {
             Box::new(listener)
         });
         h.commands
-            .expect_take_pending()
+            .expect_take_due()
             .times(1)
-            .returning(|_, _, _| Ok(vec![]));
+            .returning(|_, _, _, _| Ok(vec![]));
         let commands = h
             .app()
             .poll_commands(&device(None), Duration::ZERO)
             .await
             .unwrap();
         assert!(commands.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_poll_waits_no_longer_than_until_an_unacknowledged_command_is_due_again() {
+        let mut h = Harness::new();
+        h.commands.expect_listen().times(1).returning(|_| {
+            let mut listener = MockCommandListener::new();
+            // Handed out 5 s ago: due again in 10 s (and a little).
+            listener
+                .expect_wait()
+                .withf(|timeout| {
+                    (Duration::from_secs(10)..Duration::from_millis(10_100)).contains(timeout)
+                })
+                .times(1)
+                .returning(|_| ());
+            Box::new(listener)
+        });
+        let mut seq = Sequence::new();
+        h.commands
+            .expect_take_due()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _, _| Ok(vec![]));
+        h.commands
+            .expect_last_unacknowledged_delivery()
+            .withf(|_, lapse| *lapse == now() - Span::minutes(10))
+            .returning(|_, _| Ok(Some(now() - Span::seconds(5))));
+        h.commands
+            .expect_take_due()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _, _, _| Ok(vec![reboot()]));
+        let commands = h
+            .app()
+            .poll_commands(&device(None), Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!(commands, [reboot()]);
     }
 
     #[tokio::test]

@@ -5,7 +5,9 @@ use super::DevMgr;
 use crate::ports::{CreateDeviceError, DeviceChanges, StoreError};
 use domain::device::wormhole_slug;
 use domain::text::{DEVICE_DESCRIPTION, DEVICE_NAME, TextError};
-use domain::{Account, Device, DeviceFacts, EmailAddress, Port, Serial};
+use domain::{
+    Account, CommandRecord, CommandState, Device, DeviceFacts, EmailAddress, Port, Serial,
+};
 use thiserror::Error;
 
 /// A device with its online state as of the request.
@@ -15,6 +17,18 @@ pub struct DeviceView {
     pub device: Device,
     /// Whether its last heartbeat is within the online window.
     pub online: bool,
+}
+
+/// How many of a device's commands its history shows.
+pub const COMMAND_HISTORY: usize = 100;
+
+/// A command of a device's history, with where it stands now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandView {
+    /// The command as stored.
+    pub record: CommandRecord,
+    /// Where it stands.
+    pub state: CommandState,
 }
 
 /// Why a reboot could not be requested.
@@ -151,8 +165,40 @@ impl DevMgr {
         self.ports.devices.ports(owner.id, serial).await
     }
 
-    /// Queues a reboot for one of the account's devices. A reboot still
-    /// pending is not queued twice; either way the signal counts as dispatched.
+    /// The most recent commands of one of the account's devices (at most
+    /// [`COMMAND_HISTORY`]), newest first, each with where it stands now;
+    /// `None` for a missing or foreign device.
+    pub async fn device_commands(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+    ) -> Result<Option<Vec<CommandView>>, StoreError> {
+        if self
+            .ports
+            .devices
+            .find_for(owner.id, serial)
+            .await?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let records = self.ports.commands.history(serial, COMMAND_HISTORY).await?;
+        let now = self.ports.clock.now();
+        let lifetime = self.settings.command_lifetime;
+        Ok(Some(
+            records
+                .into_iter()
+                .map(|record| CommandView {
+                    state: record.state(now, lifetime),
+                    record,
+                })
+                .collect(),
+        ))
+    }
+
+    /// Queues a reboot for one of the account's devices. A reboot that has
+    /// not ended (pending, delivered or received) is not queued twice; either
+    /// way the signal counts as dispatched.
     pub async fn reboot(&self, owner: &Account, serial: &Serial) -> Result<(), RebootError> {
         if self
             .ports

@@ -18,7 +18,10 @@ pub use accounts::{
 };
 pub use agent::{HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use auth::LoginError;
-pub use devices::{AddDeviceError, DeviceSpec, DeviceView, RebootError, UpdateDeviceError};
+pub use devices::{
+    AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, RebootError,
+    UpdateDeviceError,
+};
 pub use mail_delivery::Delivery;
 pub use password_reset::ConfirmResetError;
 pub use verification::VerifyEmailError;

@@ -1,12 +1,17 @@
 //! Commands for devices: queuing reboots, handing them out, acknowledgements,
 //! and the listeners that long polls wait on.
 
-use domain::Command;
+use domain::command::REDELIVERY_AFTER;
+use domain::{Command, CommandStatus};
 use std::time::Duration;
 use store_contract::{
     RACERS, Store, account, account_with_device, ack, done, enrol, failed, ids, lapse, minutes,
-    one_enrolled_device, queue, serial, t0, take,
+    one_enrolled_device, queue, received, serial, t0, take,
 };
+
+fn seconds(n: i64) -> chrono::Duration {
+    chrono::Duration::seconds(n)
+}
 
 /// Long enough that a woken wait always finishes well within it.
 const WAKE_DEADLINE: Duration = Duration::from_secs(5);
@@ -60,11 +65,14 @@ async fn concurrent_reboots_queue_one_command(store: impl Store) {
     assert_eq!(queued, 1);
 }
 
-async fn a_reboot_is_queued_once_while_pending_and_again_after_hand_out(store: impl Store) {
+async fn a_reboot_is_queued_once_until_the_last_one_ends_or_lapses(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     assert!(queue(&store, &pi, "c1", t0()).await);
-    assert!(!queue(&store, &pi, "c2", t0() + minutes(1)).await);
+    assert!(
+        !queue(&store, &pi, "c2", t0() + minutes(1)).await,
+        "pending"
+    );
     let handed = take(&store, &pi, t0() + minutes(2)).await;
     assert_eq!(
         handed,
@@ -74,35 +82,97 @@ async fn a_reboot_is_queued_once_while_pending_and_again_after_hand_out(store: i
             issued_time: t0(),
         }]
     );
-    assert!(queue(&store, &pi, "c3", t0() + minutes(3)).await);
-    assert_eq!(ids(&take(&store, &pi, t0() + minutes(4)).await), ["c3"]);
+    assert!(
+        !queue(&store, &pi, "c3", t0() + minutes(3)).await,
+        "delivered"
+    );
+    assert!(ack(&store, &pi, "c1", received(), t0() + minutes(3)).await);
+    assert!(
+        !queue(&store, &pi, "c4", t0() + minutes(4)).await,
+        "received"
+    );
+    assert!(ack(&store, &pi, "c1", done(""), t0() + minutes(5)).await);
+    assert!(queue(&store, &pi, "c5", t0() + minutes(5)).await, "done");
+    assert_eq!(ids(&take(&store, &pi, t0() + minutes(6)).await), ["c5"]);
+    // Never acknowledged: it blocks new reboots until it lapses.
+    assert!(!queue(&store, &pi, "c6", t0() + minutes(14)).await);
+    assert!(queue(&store, &pi, "c7", t0() + minutes(15)).await);
 }
 
-async fn pending_commands_are_handed_out_oldest_first_and_only_once(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
+async fn due_commands_are_handed_out_oldest_first_and_again_until_acknowledged(store: impl Store) {
+    let ann = account(&store, "ann").await;
+    let pi = serial(1);
+    enrol(&store, ann.id, &pi, "pi-tok").await;
+    // Several at once only through lapses: ids opposite to their times.
+    assert!(queue(&store, &pi, "z-lapsed", t0()).await);
+    assert!(queue(&store, &pi, "m-first", t0() + minutes(10)).await);
+    assert!(ack(&store, &pi, "m-first", received(), t0() + minutes(10)).await);
+    assert!(queue(&store, &pi, "a-second", t0() + minutes(21)).await);
+    let now = t0() + minutes(21);
+    assert_eq!(ids(&take(&store, &pi, now).await), ["a-second"]);
 
-    // Ids in the opposite order of their issue times.
-    assert!(queue(&store, &pi, "z-oldest", t0()).await);
-    assert!(queue(&store, &pi, "m-middle", t0() + minutes(11)).await);
-    assert!(queue(&store, &pi, "a-newest", t0() + minutes(22)).await);
-
-    let now = t0() + minutes(23);
-    let handed = store
-        .take_pending(&pi, now, t0() - minutes(1))
-        .await
-        .unwrap();
-    assert_eq!(ids(&handed), ["z-oldest", "m-middle", "a-newest"]);
+    // Not again while it may still be on its way…
+    assert!(take(&store, &pi, now + seconds(14)).await.is_empty());
+    // …but 15 s without an acknowledgement: again, with the same id.
     assert_eq!(
-        handed.iter().map(|c| c.issued_time).collect::<Vec<_>>(),
-        [t0(), t0() + minutes(11), t0() + minutes(22)]
+        ids(&take(&store, &pi, now + REDELIVERY_AFTER).await),
+        ["a-second"]
     );
+    assert!(take(&store, &pi, now + seconds(20)).await.is_empty());
+    assert_eq!(
+        ids(&take(&store, &pi, now + seconds(30)).await),
+        ["a-second"]
+    );
+    // Received: never again.
+    assert!(ack(&store, &pi, "a-second", received(), now + seconds(31)).await);
+    assert!(take(&store, &pi, now + minutes(5)).await.is_empty());
+}
+
+/// Of two unacknowledged commands, both are handed out again, oldest first.
+async fn redelivered_commands_come_oldest_first(store: impl Store) {
+    let pi = one_enrolled_device(&store).await;
+    assert!(queue(&store, &pi, "z-old", t0()).await);
+    take(&store, &pi, t0()).await;
+    // A second reboot is possible only once the first has lapsed for
+    // queuing purposes: queue it with a later lapse boundary.
     assert!(
         store
-            .take_pending(&pi, now, t0() - minutes(1))
+            .queue_reboot(&pi, "a-new", t0() + seconds(1), t0())
             .await
             .unwrap()
-            .is_empty()
     );
+    let handed = store
+        .take_due(
+            &pi,
+            t0() + seconds(20),
+            t0() - minutes(1),
+            t0() + seconds(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids(&handed), ["z-old", "a-new"]);
+}
+
+async fn the_last_unacknowledged_delivery_tells_when_one_is_due_again(store: impl Store) {
+    let pi = one_enrolled_device(&store).await;
+    let unacknowledged = |at: chrono::DateTime<chrono::Utc>| {
+        let (store, pi) = (store.clone(), pi.clone());
+        async move {
+            store
+                .last_unacknowledged_delivery(&pi, at - lapse())
+                .await
+                .unwrap()
+        }
+    };
+    assert!(queue(&store, &pi, "c1", t0()).await);
+    assert_eq!(unacknowledged(t0()).await, None, "pending, not delivered");
+    take(&store, &pi, t0() + seconds(5)).await;
+    assert_eq!(
+        unacknowledged(t0() + seconds(6)).await,
+        Some(t0() + seconds(5))
+    );
+    assert!(ack(&store, &pi, "c1", received(), t0() + seconds(7)).await);
+    assert_eq!(unacknowledged(t0() + seconds(8)).await, None);
 }
 
 async fn commands_issued_at_or_before_the_lapse_are_not_handed_out(store: impl Store) {
@@ -111,15 +181,17 @@ async fn commands_issued_at_or_before_the_lapse_are_not_handed_out(store: impl S
     assert!(queue(&store, &pi, "lapsed", t0()).await);
     assert!(queue(&store, &pi, "fresh", t0() + minutes(11)).await);
     // The lapse falls exactly on the first command's issue time.
+    let at = t0() + minutes(12);
     let handed = store
-        .take_pending(&pi, t0() + minutes(12), t0())
+        .take_due(&pi, at, t0(), at - REDELIVERY_AFTER)
         .await
         .unwrap();
     assert_eq!(ids(&handed), ["fresh"]);
 
     assert!(queue(&store, &pi, "stale", t0() + minutes(30)).await);
+    let at = t0() + minutes(50);
     let handed = store
-        .take_pending(&pi, t0() + minutes(50), t0() + minutes(40))
+        .take_due(&pi, at, t0() + minutes(40), at - REDELIVERY_AFTER)
         .await
         .unwrap();
     assert!(handed.is_empty(), "lapsed commands handed out: {handed:?}");
@@ -145,8 +217,8 @@ async fn commands_of_other_devices_are_not_handed_out(store: impl Store) {
     assert_eq!(ids(&take(&store, &bobs, t0()).await), ["for-bob"]);
 }
 
-/// The port part: which acknowledgements are accepted. That the first
-/// outcome is the one stored is checked by the SQLite adapter's own tests.
+/// Which acknowledgements are accepted (what they record is in the history
+/// tests below).
 async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
@@ -196,7 +268,9 @@ async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
                 let (store, serial, start) = (store.clone(), pi.clone(), start.clone());
                 tokio::spawn(async move {
                     start.wait().await;
-                    store.take_pending(&serial, at, at - lapse()).await
+                    store
+                        .take_due(&serial, at, at - lapse(), at - REDELIVERY_AFTER)
+                        .await
                 })
             })
             .collect();
@@ -205,6 +279,7 @@ async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
             handed.extend(poll.await.unwrap().unwrap());
         }
         assert_eq!(ids(&handed), [id.as_str()], "round {round}");
+        assert!(ack(&store, &pi, &id, done(""), at).await);
     }
 }
 
@@ -315,12 +390,77 @@ async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
     assert_eq!(ids(&take(&store, &pi, t0() + minutes(3)).await), ["new"]);
 }
 
+async fn the_history_shows_the_newest_first_with_what_became_of_each(store: impl Store) {
+    let pi = one_enrolled_device(&store).await;
+    // Three in one second, then two later: the order they were requested in.
+    for id in ["first", "second", "third"] {
+        assert!(queue(&store, &pi, id, t0()).await);
+        assert!(ack(&store, &pi, id, failed(&format!("{id} failed")), t0()).await);
+    }
+    assert!(queue(&store, &pi, "done-one", t0() + seconds(10)).await);
+    take(&store, &pi, t0() + seconds(11)).await;
+    assert!(ack(&store, &pi, "done-one", received(), t0() + seconds(12)).await);
+    assert!(
+        ack(
+            &store,
+            &pi,
+            "done-one",
+            done("rebooted"),
+            t0() + seconds(13)
+        )
+        .await
+    );
+    // After `done`, nothing changes it.
+    assert!(ack(&store, &pi, "done-one", failed("late"), t0() + seconds(14)).await);
+    assert!(ack(&store, &pi, "done-one", received(), t0() + seconds(14)).await);
+    assert!(queue(&store, &pi, "waiting", t0() + seconds(20)).await);
+
+    let history = store.history(&pi, 100).await.unwrap();
+    let order: Vec<&str> = history.iter().map(|r| r.command.id.as_str()).collect();
+    assert_eq!(order, ["waiting", "done-one", "third", "second", "first"]);
+    let waiting = &history[0];
+    assert_eq!(
+        (waiting.status, waiting.delivered_time, waiting.acked_time),
+        (None, None, None)
+    );
+    assert_eq!(waiting.detail, "");
+    let done_one = &history[1];
+    assert_eq!(done_one.status, Some(CommandStatus::Done));
+    assert_eq!(done_one.detail, "rebooted");
+    assert_eq!(done_one.delivered_time, Some(t0() + seconds(11)));
+    assert_eq!(done_one.acked_time, Some(t0() + seconds(13)));
+    assert_eq!(history[2].status, Some(CommandStatus::Failed));
+    assert_eq!(history[2].detail, "third failed");
+
+    let newest_two = store.history(&pi, 2).await.unwrap();
+    assert_eq!(newest_two.len(), 2);
+    assert_eq!(newest_two[0].command.id, "waiting");
+    assert!(store.history(&serial(9), 100).await.unwrap().is_empty());
+}
+
+async fn received_then_failed_keeps_the_failure(store: impl Store) {
+    let pi = one_enrolled_device(&store).await;
+    assert!(queue(&store, &pi, "c1", t0()).await);
+    assert!(ack(&store, &pi, "c1", received(), t0()).await);
+    assert!(ack(&store, &pi, "c1", received(), t0() + seconds(1)).await);
+    assert!(ack(&store, &pi, "c1", failed("exit 1"), t0() + seconds(2)).await);
+    assert!(ack(&store, &pi, "c1", done(""), t0() + seconds(3)).await);
+    let history = store.history(&pi, 1).await.unwrap();
+    assert_eq!(history[0].status, Some(CommandStatus::Failed));
+    assert_eq!(history[0].detail, "exit 1");
+    assert_eq!(history[0].acked_time, Some(t0() + seconds(2)));
+}
+
 store_contract::contract_tests!(
+    the_history_shows_the_newest_first_with_what_became_of_each,
+    received_then_failed_keeps_the_failure,
+    due_commands_are_handed_out_oldest_first_and_again_until_acknowledged,
+    redelivered_commands_come_oldest_first,
+    the_last_unacknowledged_delivery_tells_when_one_is_due_again,
     purging_forgets_commands_issued_before_the_cut,
     a_pending_reboot_is_queued_once_until_it_lapses,
     concurrent_reboots_queue_one_command,
-    a_reboot_is_queued_once_while_pending_and_again_after_hand_out,
-    pending_commands_are_handed_out_oldest_first_and_only_once,
+    a_reboot_is_queued_once_until_the_last_one_ends_or_lapses,
     commands_issued_at_or_before_the_lapse_are_not_handed_out,
     commands_of_other_devices_are_not_handed_out,
     an_acknowledgement_is_recorded_once_for_the_devices_own_command,

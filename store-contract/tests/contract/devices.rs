@@ -405,6 +405,7 @@ async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl Sto
         .unwrap();
     assert!(queue(&store, &pi, "handed-out", t0()).await);
     assert_eq!(ids(&take(&store, &pi, t0()).await), ["handed-out"]);
+    assert!(ack(&store, &pi, "handed-out", done(""), t0()).await);
     assert!(queue(&store, &pi, "pending", t0() + minutes(1)).await);
 
     assert!(store.delete(ann.id, &pi).await.unwrap());

@@ -889,10 +889,23 @@ fn a_reboot_asked_for_twice_while_pending_is_queued_once() {
 }
 
 #[test]
-fn a_reboot_after_the_last_was_handed_out_is_a_new_command() {
+fn a_reboot_after_the_last_ended_is_a_new_command() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
     let first = one_reboot(&heartbeat_commands(&server, &agent.token));
+    // Delivered, then received: still not ended, so not queued again.
+    reboot(&server, &alice.token, &agent.serial);
+    assert_eq!(poll(&server, &agent.token, 0), Vec::<Value>::new());
+    ack_call(
+        &server,
+        &agent.token,
+        &first,
+        &json!({"status": "received"}),
+    )
+    .expect_empty(204);
+    reboot(&server, &alice.token, &agent.serial);
+    assert_eq!(poll(&server, &agent.token, 0), Vec::<Value>::new());
+    ack_call(&server, &agent.token, &first, &json!({"status": "done"})).expect_empty(204);
     reboot(&server, &alice.token, &agent.serial);
     let second = one_reboot(&poll(&server, &agent.token, 0));
     assert_ne!(first, second);

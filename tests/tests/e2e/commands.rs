@@ -1,0 +1,202 @@
+//! Commands that are never lost and never done twice (docs/agent-protocol.md):
+//! re-delivery until acknowledged, `received`, the device's command history,
+//! and a shutdown that answers every long poll at once.
+
+use crate::device_support::*;
+use crate::support::*;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+fn commands_path(serial: &str) -> String {
+    format!("/devices/{serial}/commands/")
+}
+
+/// `GET /devices/{serial}/commands/` by the owner; asserts 200 and a list.
+fn history(server: &Server, token: &str, serial: &str) -> Vec<Value> {
+    let reply = server.get(&commands_path(serial)).token(token).send();
+    reply.expect_status(200);
+    reply.json().as_array().cloned().expect("a list")
+}
+
+fn statuses(history: &[Value]) -> Vec<String> {
+    history.iter().map(|c| string(c, "status")).collect()
+}
+
+#[test]
+fn the_history_shows_each_command_with_its_status_as_it_changes() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let agent = install(&server, &alice, "Kitchen Pi");
+    assert_eq!(
+        history(&server, &alice.token, &agent.serial),
+        Vec::<Value>::new()
+    );
+
+    reboot(&server, &alice.token, &agent.serial);
+    let listed = history(&server, &alice.token, &agent.serial);
+    assert_eq!(statuses(&listed), ["pending"]);
+    let entry = &listed[0];
+    assert_eq!(
+        keys(entry),
+        [
+            "acked_time",
+            "action",
+            "delivered_time",
+            "detail",
+            "id",
+            "issued_time",
+            "status"
+        ]
+    );
+    assert_eq!(entry["action"], "reboot");
+    assert!(is_timestamp(&string(entry, "issued_time")), "{entry}");
+    assert_eq!(entry["delivered_time"], Value::Null);
+    assert_eq!(entry["acked_time"], Value::Null);
+    assert_eq!(entry["detail"], "");
+
+    let id = one_reboot(&poll(&server, &agent.token, 0));
+    assert_eq!(string(entry, "id"), id);
+    let listed = history(&server, &alice.token, &agent.serial);
+    assert_eq!(statuses(&listed), ["delivered"]);
+    assert!(is_timestamp(&string(&listed[0], "delivered_time")));
+
+    ack_call(&server, &agent.token, &id, &json!({"status": "received"})).expect_empty(204);
+    let listed = history(&server, &alice.token, &agent.serial);
+    assert_eq!(statuses(&listed), ["received"]);
+    assert!(is_timestamp(&string(&listed[0], "acked_time")));
+
+    ack_call(
+        &server,
+        &agent.token,
+        &id,
+        &json!({"status": "failed", "detail": "reboot: permission denied"}),
+    )
+    .expect_empty(204);
+    // Nothing changes it after that.
+    ack_call(&server, &agent.token, &id, &json!({"status": "done"})).expect_empty(204);
+    let listed = history(&server, &alice.token, &agent.serial);
+    assert_eq!(statuses(&listed), ["failed"]);
+    assert_eq!(listed[0]["detail"], "reboot: permission denied");
+
+    // A new reboot comes first.
+    reboot(&server, &alice.token, &agent.serial);
+    let listed = history(&server, &alice.token, &agent.serial);
+    assert_eq!(statuses(&listed), ["pending", "failed"]);
+}
+
+#[test]
+fn the_history_is_the_owners_alone_and_follows_the_conventions() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let bob = server.account("bob@example.com");
+    let agent = install(&server, &alice, "Kitchen Pi");
+    let path = commands_path(&agent.serial);
+    server
+        .get(&path)
+        .token(&bob.token)
+        .send()
+        .expect_detail(404, "Not found.");
+    server
+        .get(&commands_path("0f8fad5b-d9cb-469f-a165-70867728950e"))
+        .token(&alice.token)
+        .send()
+        .expect_detail(404, "Not found.");
+    server.get(&path).send().expect_401(NOT_PROVIDED);
+    server
+        .post(&path)
+        .token(&alice.token)
+        .send()
+        .expect_detail(405, "Method \"POST\" not allowed.")
+        .expect_allow("GET, HEAD, OPTIONS");
+    server
+        .get(&path)
+        .device(&agent.token)
+        .send()
+        .expect_401(NOT_PROVIDED);
+}
+
+/// The audit's lost reboot: the long poll that took the command had died.
+/// Not acknowledged, it is handed out again, with the same id, and a poll
+/// waiting meanwhile answers when it falls due.
+#[test]
+fn a_command_not_acknowledged_is_handed_out_again_with_the_same_id() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let agent = install(&server, &alice, "Kitchen Pi");
+    reboot(&server, &alice.token, &agent.serial);
+    let lost = one_reboot(&poll(&server, &agent.token, 0));
+    assert_eq!(poll(&server, &agent.token, 0), Vec::<Value>::new());
+    let started = Instant::now();
+    let again = one_reboot(&poll(&server, &agent.token, 40));
+    let waited = started.elapsed();
+    assert_eq!(again, lost);
+    assert!(
+        (Duration::from_secs(12)..Duration::from_secs(25)).contains(&waited),
+        "handed out again after {waited:?}"
+    );
+    // Received: not again.
+    ack_call(
+        &server,
+        &agent.token,
+        &again,
+        &json!({"status": "received"}),
+    )
+    .expect_empty(204);
+    assert_eq!(
+        heartbeat_commands(&server, &agent.token),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        statuses(&history(&server, &alice.token, &agent.serial)),
+        ["received"]
+    );
+}
+
+/// SIGTERM with 1,000 long polls open: every one is answered at once with
+/// no commands, and the server exits within 5 s.
+#[test]
+fn shutdown_answers_every_open_long_poll_at_once() {
+    const POLLS: usize = 1000;
+    let mut server = Server::builder().throttle_off().start();
+    let alice = server.account("alice@example.com");
+    // At most two polls per device: 500 devices.
+    let tokens: Vec<String> = (0..POLLS / 2)
+        .map(|i| install(&server, &alice, &format!("pi-{i}")).token)
+        .collect();
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let mut polls: Vec<TcpStream> = (0..POLLS)
+        .map(|i| {
+            let mut stream = TcpStream::connect(&address).expect("a connection");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            write!(
+                stream,
+                "GET /agent/commands/?wait=60 HTTP/1.1\r\nHost: {address}\r\n\
+                 Authorization: Device {}\r\n\r\n",
+                tokens[i / 2]
+            )
+            .unwrap();
+            stream
+        })
+        .collect();
+    // Let every poll reach its wait.
+    std::thread::sleep(Duration::from_secs(2));
+    let started = Instant::now();
+    let status = server.terminate(Duration::from_secs(10));
+    let exited = started.elapsed();
+    assert!(status.is_some(), "still running 10 s after SIGTERM");
+    assert!(exited < Duration::from_secs(5), "exited after {exited:?}");
+    let mut answered = 0;
+    for stream in &mut polls {
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        if answer.starts_with("HTTP/1.1 200") && answer.ends_with(r#"{"commands":[]}"#) {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, POLLS, "answered with no commands");
+}
