@@ -33,7 +33,10 @@ since the same address cannot register twice.
 
 A long poll (`GET /agent/commands/`) finds a reboot queued for its device by
 the agent account's owner, so it answers at once instead of after `wait`
-seconds (up to 60).
+seconds (up to 60). Like a real agent, the hooks then acknowledge every
+command handed out to that device (`done`), so the next reboot is a new
+command instead of one still on its way (which is not queued twice, and is
+handed out again only after 15 s).
 """
 
 import itertools
@@ -193,3 +196,15 @@ def after_call(ctx, case, response):
         and response.status_code == 200
     ):
         _install_token = response.json()["install_token"]
+    if (
+        case.path in ("/agent/commands/", "/agent/heartbeat/")
+        and case.method in ("GET", "POST")
+        and response.status_code == 200
+    ):
+        for command in response.json().get("commands", []):
+            requests.post(
+                f"{BASE}/agent/commands/{command['id']}/ack/",
+                json={"status": "done"},
+                headers={"Authorization": f"Device {AGENT_DEVICE_TOKEN}"},
+                timeout=TIMEOUT,
+            ).raise_for_status()

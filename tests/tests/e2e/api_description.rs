@@ -41,6 +41,7 @@ const CONTRACT_OPERATIONS: &[(&str, &[&str])] = &[
     ("/change-password/", &["post"]),
     ("/devices/", &["get"]),
     ("/devices/{serial}/", &["delete", "get", "patch", "put"]),
+    ("/devices/{serial}/commands/", &["get"]),
     ("/devices/{serial}/ports/", &["get"]),
     ("/devices/{serial}/reboot/", &["post"]),
     ("/install/", &["post"]),
