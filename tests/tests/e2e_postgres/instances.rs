@@ -75,7 +75,10 @@ fn reboot_wakes_poll(requester: &Server, poller: &Server, owner: &Account, agent
         let requested = Instant::now();
         reboot(requester, &owner.token, &agent.serial);
         let (commands, answered, waited) = polling.join().expect("the polling thread");
-        one_reboot(&commands);
+        let id = one_reboot(&commands);
+        // Carried out: the next reboot is a new command.
+        ack_call(poller, &agent.token, &id, &serde_json::json!({"status": "done"}))
+            .expect_empty(204);
         assert!(
             waited >= Duration::from_millis(900),
             "the poll answered before the reboot was requested ({waited:?})"
@@ -95,7 +98,7 @@ fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
     let owner = a.account("dee@example.com");
     let agent = install(&a, &owner, "pi-across");
     reboot_wakes_poll(&a, &b, &owner, &agent);
-    // Once handed out, it is gone on both; the other way round works too.
+    // Once acknowledged, it is gone on both; the other way round works too.
     assert_eq!(
         heartbeat_commands(&a, &agent.token),
         Vec::<serde_json::Value>::new()
