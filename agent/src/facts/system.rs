@@ -1,6 +1,6 @@
 //! Kernel identity, memory, root file system and processor speed.
 
-use sysinfo::{CpuRefreshKind, DiskRefreshKind, Disks, MemoryRefreshKind, RefreshKind, System};
+use sysinfo::{CpuRefreshKind, MemoryRefreshKind, RefreshKind, System};
 
 /// The processor's highest frequency, in kHz, as cpufreq reports it.
 const CPU_MAX_FREQUENCY_PATH: &str = "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq";
@@ -59,22 +59,55 @@ pub fn host_name() -> String {
 pub struct DiskSpace {
     /// Total size.
     pub capacity: u64,
-    /// Size minus what is available to unprivileged users.
+    /// What `df` calls used: the blocks that are not free, the blocks
+    /// reserved for root included.
     pub used: u64,
 }
 
-/// The root file system's size and use; `None` when it is not found.
+/// The block counts of statvfs(3) that size a file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCounts {
+    /// `f_blocks`: the file system's size, in fragments.
+    pub blocks: u64,
+    /// `f_bfree`: fragments free, the ones reserved for root included.
+    pub free: u64,
+    /// `f_bavail`: fragments free for unprivileged users.
+    pub available: u64,
+    /// `f_frsize`: the fragment size in bytes.
+    pub fragment_size: u64,
+}
+
+impl BlockCounts {
+    /// Size and use in bytes, as `df` shows them: used is
+    /// `(f_blocks − f_bfree) × f_frsize`. (`f_bavail` leaves out the
+    /// reserved blocks as well, so it would count them as used.)
+    pub fn disk_space(&self) -> DiskSpace {
+        DiskSpace {
+            capacity: self.blocks.saturating_mul(self.fragment_size),
+            used: self
+                .blocks
+                .saturating_sub(self.free)
+                .saturating_mul(self.fragment_size),
+        }
+    }
+}
+
+/// The root file system's size and use; `None` when statvfs(3) fails.
 pub fn root_disk_space() -> Option<DiskSpace> {
-    let disks =
-        Disks::new_with_refreshed_list_specifics(DiskRefreshKind::nothing().with_storage()).ok()?;
-    let root = disks
-        .iter()
-        .find(|disk| disk.mount_point() == std::path::Path::new("/"))?;
-    let capacity = root.total_space();
-    Some(DiskSpace {
-        capacity,
-        used: capacity.saturating_sub(root.available_space()),
-    })
+    let stat = rustix::fs::statvfs("/").ok()?;
+    // Old kernels and some file systems leave the fragment size 0.
+    let fragment_size = if stat.f_frsize > 0 {
+        stat.f_frsize
+    } else {
+        stat.f_bsize
+    };
+    let counts = BlockCounts {
+        blocks: stat.f_blocks,
+        free: stat.f_bfree,
+        available: stat.f_bavail,
+        fragment_size,
+    };
+    Some(counts.disk_space())
 }
 
 /// Memory and processor, read together.
@@ -152,6 +185,41 @@ mod tests {
         assert_eq!(mhz_from_khz("1800000\n"), Some(1800));
         assert_eq!(mhz_from_khz("0"), None);
         assert_eq!(mhz_from_khz("fast"), None);
+    }
+
+    #[test]
+    fn disk_use_is_what_df_calls_used_reserved_blocks_included() {
+        let counts = BlockCounts {
+            blocks: 1000,
+            free: 850,
+            available: 800,
+            fragment_size: 4096,
+        };
+        assert_eq!(
+            counts.disk_space(),
+            DiskSpace {
+                capacity: 1000 * 4096,
+                used: 150 * 4096,
+            }
+        );
+    }
+
+    #[test]
+    fn disk_arithmetic_never_overflows_or_goes_negative() {
+        let counts = BlockCounts {
+            blocks: u64::MAX,
+            free: 10,
+            available: 0,
+            fragment_size: 4096,
+        };
+        assert_eq!(counts.disk_space().capacity, u64::MAX);
+        let inconsistent = BlockCounts {
+            blocks: 10,
+            free: 20,
+            available: 20,
+            fragment_size: 512,
+        };
+        assert_eq!(inconsistent.disk_space().used, 0);
     }
 
     #[test]
