@@ -1,20 +1,15 @@
 //! The configuration file: which server, which device, and its secret token.
 //!
-//! It is written atomically (a 0600 temporary file in the same directory,
-//! fsynced, then renamed over the target), so a crash never leaves a half
-//! written file and the device token is never readable by other users.
+//! It is written atomically with mode 0600 ([`crate::private_file`]), so a
+//! crash never leaves a half written file and the device token is never
+//! readable by other users.
 
+use crate::private_file::{self, WriteError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-
-/// Permissions of the configuration file: readable and writable by its owner only.
-const FILE_MODE: u32 = 0o600;
-/// Permissions of a configuration directory the agent creates.
-const DIRECTORY_MODE: u32 = 0o700;
 
 /// What `install` stores and `run` needs.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +67,12 @@ pub enum ConfigError {
     },
 }
 
+impl From<WriteError> for ConfigError {
+    fn from(WriteError { path, source }: WriteError) -> Self {
+        ConfigError::Write { path, source }
+    }
+}
+
 impl Config {
     /// Reads and checks the configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
@@ -103,7 +104,7 @@ impl Config {
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let mut text = serde_json::to_string_pretty(self).expect("a Config always serializes");
         text.push('\n');
-        write_atomically(path, text.as_bytes())
+        private_file::write_atomically(path, text.as_bytes()).map_err(ConfigError::from)
     }
 
     /// Whether this configuration is for `server` (trailing slashes aside).
@@ -121,98 +122,13 @@ pub fn normalize_server(server: &str) -> &str {
 /// creates its directory if needed and creates (then removes) a temporary
 /// file next to it.
 pub fn check_writable(path: &Path) -> Result<(), ConfigError> {
-    let directory = parent_directory(path);
-    create_directory(directory)?;
-    let temporary = temporary_path(path);
-    let file = create_private_file(&temporary)?;
-    drop(file);
-    fs::remove_file(&temporary).map_err(|source| ConfigError::Write {
-        path: temporary,
-        source,
-    })
-}
-
-fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), ConfigError> {
-    let directory = parent_directory(path);
-    create_directory(directory)?;
-    let temporary = temporary_path(path);
-    let written = create_private_file(&temporary).and_then(|mut file| {
-        let failed = |source| ConfigError::Write {
-            path: temporary.clone(),
-            source,
-        };
-        file.write_all(contents).map_err(failed)?;
-        file.sync_all().map_err(failed)?;
-        fs::rename(&temporary, path).map_err(|source| ConfigError::Write {
-            path: path.to_path_buf(),
-            source,
-        })
-    });
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-        return written;
-    }
-    // Make the rename itself durable; not every file system allows fsync on a
-    // directory, and the file is complete either way.
-    if let Ok(directory) = File::open(directory) {
-        let _ = directory.sync_all();
-    }
-    Ok(())
-}
-
-fn parent_directory(path: &Path) -> &Path {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    }
-}
-
-fn create_directory(directory: &Path) -> Result<(), ConfigError> {
-    DirBuilder::new()
-        .recursive(true)
-        .mode(DIRECTORY_MODE)
-        .create(directory)
-        .map_err(|source| ConfigError::Write {
-            path: directory.to_path_buf(),
-            source,
-        })
-}
-
-/// `<dir>/.<name>.<pid>.tmp`: in the same directory, so the rename is atomic.
-fn temporary_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config.json".to_owned());
-    parent_directory(path).join(format!(".{name}.{}.tmp", std::process::id()))
-}
-
-fn create_private_file(path: &Path) -> Result<File, ConfigError> {
-    let failed = |source| ConfigError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    // A leftover of an earlier attempt by a process with the same id.
-    match fs::remove_file(path) {
-        Ok(()) => {}
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-        Err(error) => return Err(failed(error)),
-    }
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(FILE_MODE)
-        .open(path)
-        .map_err(failed)?;
-    // The umask can only remove bits; make sure of the exact mode anyway.
-    file.set_permissions(fs::Permissions::from_mode(FILE_MODE))
-        .map_err(failed)?;
-    Ok(file)
+    private_file::check_writable(path).map_err(ConfigError::from)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn example() -> Config {
         Config {

@@ -16,6 +16,7 @@ pub mod escape;
 pub mod facts;
 pub mod install;
 pub mod install_token;
+pub mod private_file;
 pub mod protocol;
 pub mod run;
 pub mod shutdown;
