@@ -1,7 +1,8 @@
-//! Carrying out the server's commands, and remembering which ones were handled.
+//! Carrying out the server's commands, and the acknowledgements that say how
+//! they went.
 
+use crate::escape::Escaped;
 use crate::protocol::{Ack, AckStatus, Command};
-use std::collections::{HashSet, VecDeque};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -11,6 +12,49 @@ pub const REBOOT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The detail of a successful reboot acknowledgement.
 pub const REBOOT_STARTED: &str = "reboot started";
+
+/// The detail of a reboot found unfinished when the agent starts: the reboot
+/// happened before the agent could say so.
+pub const DEVICE_RESTARTED: &str = "The device restarted.";
+
+/// The detail of another command found unfinished when the agent starts.
+pub const AGENT_STOPPED: &str = "The agent stopped before the command finished.";
+
+/// The most characters of an unknown action quoted in the acknowledgement.
+const MAX_QUOTED_ACTION_CHARS: usize = 100;
+
+/// The action of a reboot.
+pub const REBOOT: &str = "reboot";
+
+/// Whether this agent can carry out `action`.
+pub fn is_known_action(action: &str) -> bool {
+    action == REBOOT
+}
+
+/// The acknowledgement of a command whose action this agent does not know:
+/// `Unknown action "<action>".`, the action cut to 100 characters and its
+/// control characters escaped.
+pub fn unknown_action_ack(action: &str) -> Ack {
+    let mut quoted: String = action.chars().take(MAX_QUOTED_ACTION_CHARS).collect();
+    if quoted.len() < action.len() {
+        quoted.push('…');
+    }
+    Ack::new(
+        AckStatus::Failed,
+        &format!("Unknown action \"{}\".", Escaped(&quoted)),
+    )
+}
+
+/// The acknowledgement of a command that was started but never finished
+/// before the agent started again: a reboot did its work (the restart is
+/// the reboot), anything else did not.
+pub fn interrupted_ack(action: &str) -> Ack {
+    if action == REBOOT {
+        Ack::new(AckStatus::Done, DEVICE_RESTARTED)
+    } else {
+        Ack::new(AckStatus::Failed, AGENT_STOPPED)
+    }
+}
 
 /// Runs commands: `reboot` through a shell command line.
 #[derive(Debug, Clone)]
@@ -31,8 +75,8 @@ impl CommandRunner {
     /// Carries out `command` and says how it went.
     pub async fn carry_out(&self, command: &Command) -> Ack {
         match command.action.as_str() {
-            "reboot" => self.reboot().await,
-            other => Ack::new(AckStatus::Failed, &format!("unknown action \"{other}\"")),
+            REBOOT => self.reboot().await,
+            other => unknown_action_ack(other),
         }
     }
 
@@ -128,42 +172,6 @@ fn last_line(text: &str) -> Option<&str> {
         .find(|line| !line.is_empty())
 }
 
-/// The ids of the commands already carried out, so that none runs twice.
-/// Only the most recent ones are kept, which is plenty: the server hands each
-/// command out once.
-#[derive(Debug, Clone)]
-pub struct HandledCommands {
-    ids: HashSet<String>,
-    order: VecDeque<String>,
-    capacity: usize,
-}
-
-impl HandledCommands {
-    /// Remembers up to `capacity` ids.
-    pub fn new(capacity: usize) -> Self {
-        Self {
-            ids: HashSet::new(),
-            order: VecDeque::new(),
-            capacity: capacity.max(1),
-        }
-    }
-
-    /// Records `id`; false when it was already recorded.
-    pub fn first_time(&mut self, id: &str) -> bool {
-        if self.ids.contains(id) {
-            return false;
-        }
-        if self.order.len() == self.capacity
-            && let Some(oldest) = self.order.pop_front()
-        {
-            self.ids.remove(&oldest);
-        }
-        self.ids.insert(id.to_owned());
-        self.order.push_back(id.to_owned());
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,8 +236,30 @@ mod tests {
             .await;
         assert_eq!(
             ack,
-            Ack::new(AckStatus::Failed, "unknown action \"selfdestruct\"")
+            Ack::new(AckStatus::Failed, "Unknown action \"selfdestruct\".")
         );
+    }
+
+    #[test]
+    fn an_unknown_action_is_quoted_escaped_and_cut() {
+        let ack = unknown_action_ack("x\ny\u{1b}[2J");
+        assert_eq!(ack.detail, r#"Unknown action "x\ny\u{1b}[2J"."#);
+        let ack = unknown_action_ack(&"é".repeat(5000));
+        assert_eq!(
+            ack.detail,
+            format!("Unknown action \"{}…\".", "é".repeat(100))
+        );
+        assert!(!is_known_action("Reboot"));
+        assert!(is_known_action("reboot"));
+    }
+
+    #[test]
+    fn an_interrupted_reboot_is_done_and_anything_else_failed() {
+        assert_eq!(
+            interrupted_ack("reboot"),
+            Ack::new(AckStatus::Done, "The device restarted.")
+        );
+        assert_eq!(interrupted_ack("update").status, AckStatus::Failed);
     }
 
     #[test]
@@ -254,18 +284,5 @@ mod tests {
         let ack = reboot_ack(&outcome);
         assert_eq!(ack.status, AckStatus::Failed);
         assert!(ack.detail.starts_with("cannot start the reboot command: "));
-    }
-
-    #[test]
-    fn each_id_is_handled_once() {
-        let mut handled = HandledCommands::new(2);
-        assert!(handled.first_time("a"));
-        assert!(!handled.first_time("a"));
-        assert!(handled.first_time("b"));
-        assert!(!handled.first_time("a"));
-        assert!(handled.first_time("c"));
-        // Only the two most recent ids are remembered.
-        assert!(handled.first_time("a"));
-        assert!(!handled.first_time("c"));
     }
 }

@@ -5,10 +5,13 @@
 //!
 //! The binary's `main` only calls [`main`]; everything lives in this library.
 
+pub mod acknowledgements;
 pub mod answer_limit;
 pub mod backoff;
 pub mod cli;
 pub mod client;
+pub mod command_decision;
+pub mod command_journal;
 pub mod commands;
 pub mod config;
 pub mod endpoints;
@@ -28,6 +31,7 @@ use install::InstallError;
 use run::{Agent, RunError, RunOptions};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -99,7 +103,11 @@ fn execute(command: Command) -> Result<(), Error> {
         }
         Command::Run(args) => {
             let config = Config::load(&args.config.path)?;
-            block_on(run_until_signalled(config, options_of(&args)))?
+            block_on(run_until_signalled(
+                &args.config.path,
+                config,
+                options_of(&args),
+            ))?
         }
         Command::Facts => print_json(&facts::Facts::collect()),
     }
@@ -114,10 +122,14 @@ fn options_of(args: &RunArgs) -> RunOptions {
 }
 
 /// Runs the agent until SIGTERM or SIGINT, then returns `Ok`.
-async fn run_until_signalled(config: Config, options: RunOptions) -> Result<(), Error> {
+async fn run_until_signalled(
+    config_path: &Path,
+    config: Config,
+    options: RunOptions,
+) -> Result<(), Error> {
     // Listen first, so that a signal arriving at any later moment stops us cleanly.
     let mut signals = shutdown::ShutdownSignals::listen().map_err(Error::Startup)?;
-    let mut agent = Agent::new(&config, options)?;
+    let mut agent = Agent::new(config_path, &config, options)?;
     tracing::info!(server = %config.server, serial = %config.serial, "agent started");
     tokio::select! {
         never = agent.run() => match never {},

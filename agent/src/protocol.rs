@@ -125,10 +125,12 @@ pub struct Command {
     pub issued_time: String,
 }
 
-/// How a command ended.
+/// What an acknowledgement says of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AckStatus {
+    /// Recorded, and about to be carried out: the server stops handing it out.
+    Received,
     /// Carried out.
     Done,
     /// Not carried out.
@@ -138,9 +140,11 @@ pub enum AckStatus {
 /// Body of `POST /agent/commands/{id}/ack/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ack {
-    /// How the command ended.
+    /// How the command stands.
     pub status: AckStatus,
-    /// A short explanation, at most [`Ack::MAX_DETAIL_CHARS`] characters.
+    /// A short explanation, at most [`Ack::MAX_DETAIL_CHARS`] characters;
+    /// left out when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub detail: String,
 }
 
@@ -154,6 +158,16 @@ impl Ack {
             status,
             detail: sendable_text(detail, Self::MAX_DETAIL_CHARS),
         }
+    }
+
+    /// `{"status": "received"}`: sent before a command is carried out.
+    pub fn received() -> Self {
+        Self::new(AckStatus::Received, "")
+    }
+
+    /// Whether this is the last word on its command (`done` or `failed`).
+    pub fn is_final(&self) -> bool {
+        self.status != AckStatus::Received
     }
 }
 
@@ -287,6 +301,12 @@ mod tests {
             serde_json::to_value(Ack::new(AckStatus::Failed, "no")).unwrap()["status"],
             "failed"
         );
+        assert_eq!(
+            serde_json::to_value(Ack::received()).unwrap(),
+            json!({"status": "received"})
+        );
+        assert!(!Ack::received().is_final());
+        assert!(Ack::new(AckStatus::Failed, "no").is_final());
     }
 
     #[test]

@@ -1,22 +1,23 @@
 //! The agent's loop: heartbeat, long-poll until the next heartbeat is due,
 //! carry out and acknowledge commands, and back off while the server is away.
 
+use crate::acknowledgements::Acknowledgements;
 use crate::backoff::Backoff;
 use crate::client::{ApiError, ClientSetupError, DeviceClient};
-use crate::commands::{CommandRunner, HandledCommands};
+use crate::command_decision::{self, Decision};
+use crate::command_journal::{self, CommandJournal};
+use crate::commands::CommandRunner;
 use crate::config::Config;
 use crate::endpoints::{Endpoints, InvalidServerUrl};
 use crate::facts::Facts;
 use crate::protocol::{Ack, Command};
-use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::path::Path;
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// The longest `wait` of a long poll the server accepts, in seconds.
 pub const MAX_LONG_POLL_SECONDS: u64 = 60;
-/// How many command ids are remembered to avoid running one twice.
-const REMEMBERED_COMMANDS: usize = 1024;
 
 /// How `run` behaves.
 #[derive(Debug, Clone)]
@@ -40,34 +41,46 @@ pub enum RunError {
     Client(#[from] ClientSetupError),
 }
 
-/// An acknowledgement still to be delivered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct PendingAck {
-    command_id: String,
-    ack: Ack,
-}
-
 /// The running agent and what it remembers between heartbeats.
 #[derive(Debug)]
 pub struct Agent {
     client: DeviceClient,
     runner: CommandRunner,
-    handled: HandledCommands,
-    pending_acks: VecDeque<PendingAck>,
+    journal: CommandJournal,
+    acks: Acknowledgements,
     backoff: Backoff,
     connected: bool,
 }
 
 impl Agent {
-    /// An agent for the device of `config`.
-    pub fn new(config: &Config, options: RunOptions) -> Result<Self, RunError> {
-        let endpoints = Endpoints::new(&config.server)?;
-        endpoints.warn_if_cleartext();
+    /// An agent for the device of `config`, read from `config_path`; the
+    /// commands it carries out are recorded beside that file
+    /// ([`command_journal::journal_path`]).
+    pub fn new(config_path: &Path, config: &Config, options: RunOptions) -> Result<Self, RunError> {
+        let client = device_client(config)?;
+        let mut journal = CommandJournal::load(command_journal::journal_path(config_path));
+        let interrupted = journal.finish_interrupted();
+        for (id, ack) in &interrupted {
+            tracing::info!(
+                %id,
+                status = ?ack.status,
+                detail = %ack.detail,
+                "the agent stopped (or the device restarted) while carrying out this command; \
+                 it is not carried out again"
+            );
+        }
+        if !interrupted.is_empty() {
+            journal.save_or_warn();
+        }
+        let mut acks = Acknowledgements::default();
+        for (id, ack) in journal.unreported() {
+            acks.queue(id, ack);
+        }
         Ok(Self {
-            client: DeviceClient::new(endpoints, &config.device_token)?,
+            client,
             runner: CommandRunner::new(options.reboot_command, options.reboot_timeout),
-            handled: HandledCommands::new(REMEMBERED_COMMANDS),
-            pending_acks: VecDeque::new(),
+            journal,
+            acks,
             backoff: Backoff::new(options.max_backoff),
             connected: false,
         })
@@ -76,7 +89,9 @@ impl Agent {
     /// Runs until the future is dropped (on a signal): it never ends by itself.
     pub async fn run(&mut self) -> Infallible {
         loop {
-            self.deliver_pending_acks().await;
+            self.acks
+                .deliver_pending(&self.client, &mut self.journal)
+                .await;
             if let Err(error) = self.session().await {
                 self.connected = false;
                 self.pause_after(&error).await;
@@ -125,61 +140,70 @@ impl Agent {
         }
     }
 
-    /// Runs each command not seen before and acknowledges it.
+    /// Deals with each command in turn: carries out the new ones, and
+    /// acknowledges again the ones already recorded.
     async fn carry_out(&mut self, commands: Vec<Command>) {
         for command in commands {
-            if !self.handled.first_time(&command.id) {
-                tracing::info!(id = %command.id, "command already carried out; skipping it");
-                continue;
-            }
-            tracing::info!(
-                id = %command.id,
-                action = %command.action,
-                issued_time = %command.issued_time,
-                "carrying out a command"
-            );
-            let ack = self.runner.carry_out(&command).await;
-            let pending = PendingAck {
-                command_id: command.id,
-                ack,
-            };
-            if let Err(pending) = self.deliver(pending).await {
-                self.pending_acks.push_back(pending);
-            }
-        }
-    }
-
-    /// Retries the acknowledgements the server could not take earlier,
-    /// oldest first, until one fails again.
-    async fn deliver_pending_acks(&mut self) {
-        while let Some(pending) = self.pending_acks.pop_front() {
-            if let Err(pending) = self.deliver(pending).await {
-                self.pending_acks.push_front(pending);
-                break;
+            match command_decision::decide(&self.journal, &command) {
+                Decision::Run => self.carry_out_new(&command).await,
+                Decision::Refuse(ack) => {
+                    tracing::warn!(
+                        id = %command.id,
+                        action = %command.action,
+                        issued_time = %command.issued_time,
+                        "refusing a command this agent cannot carry out"
+                    );
+                    self.finish(&command, ack).await;
+                }
+                Decision::AcknowledgeAgain(ack) => self.acknowledge_again(&command, ack).await,
+                Decision::Ignore => tracing::warn!(
+                    id_bytes = command.id.len(),
+                    "ignoring a command whose id is empty or too long"
+                ),
             }
         }
     }
 
-    /// Sends an acknowledgement; gives it back if it should be tried again.
-    async fn deliver(&self, pending: PendingAck) -> Result<(), PendingAck> {
-        match self.client.ack(&pending.command_id, &pending.ack).await {
-            Ok(()) => {
-                tracing::info!(
-                    id = %pending.command_id,
-                    status = ?pending.ack.status,
-                    detail = %pending.ack.detail,
-                    "command acknowledged"
-                );
-                Ok(())
-            }
-            Err(error) if error.is_transient() => {
-                tracing::warn!(id = %pending.command_id, %error, "acknowledgement not delivered; will retry");
-                Err(pending)
-            }
-            Err(error) => {
-                tracing::warn!(id = %pending.command_id, %error, "acknowledgement refused; dropping it");
-                Ok(())
-            }
+    /// Records the command as started (on disk, first), acknowledges
+    /// `received`, carries it out, then records and acknowledges how it ended.
+    async fn carry_out_new(&mut self, command: &Command) {
+        tracing::info!(
+            id = %command.id,
+            action = %command.action,
+            issued_time = %command.issued_time,
+            "carrying out a command"
+        );
+        self.journal.record_started(command);
+        // Even without a record on disk the command is carried out: the
+        // `received` acknowledgement alone stops the server handing it out.
+        self.journal.save_or_warn();
+        Acknowledgements::send_received(&self.client, &command.id).await;
+        let ack = self.runner.carry_out(command).await;
+        self.finish(command, ack).await;
+    }
+
+    async fn finish(&mut self, command: &Command, ack: Ack) {
+        self.journal.record_finished(command, &ack);
+        self.journal.save_or_warn();
+        self.acks
+            .send_final(&self.client, &mut self.journal, &command.id, ack)
+            .await;
+    }
+
+    /// Sends a recorded command's last acknowledgement again, so that the
+    /// server stops handing it out, unless it already waits to be sent.
+    async fn acknowledge_again(&mut self, command: &Command, ack: Ack) {
+        tracing::info!(
+            id = %command.id,
+            status = ?ack.status,
+            "command already carried out; acknowledging it again"
+        );
+        if !ack.is_final() {
+            Acknowledgements::send_received(&self.client, &command.id).await;
+        } else if !self.acks.is_pending(&command.id) {
+            self.acks
+                .send_final(&self.client, &mut self.journal, &command.id, ack)
+                .await;
         }
     }
 
@@ -220,6 +244,13 @@ impl Agent {
     }
 }
 
+/// A client for the server and device token of `config`.
+fn device_client(config: &Config) -> Result<DeviceClient, RunError> {
+    let endpoints = Endpoints::new(&config.server)?;
+    endpoints.warn_if_cleartext();
+    Ok(DeviceClient::new(endpoints, &config.device_token)?)
+}
+
 /// The `wait` of a long poll when the next heartbeat is due in `left`: the
 /// whole seconds left, rounded to the nearest (so that 29.99 s left is one
 /// 30 s poll, not a 29 s poll and then a 1 s one), at least 1, at most
@@ -256,7 +287,7 @@ mod tests {
             max_backoff: Duration::from_secs(1),
         };
         assert!(matches!(
-            Agent::new(&config, options),
+            Agent::new(Path::new("config.json"), &config, options),
             Err(RunError::InvalidServer(_))
         ));
     }

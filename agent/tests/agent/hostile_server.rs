@@ -325,7 +325,7 @@ fn server_text_in_the_run_log_is_escaped() {
     assert!(log.contains(&format!("action={ESCAPED}")), "{log}");
     assert!(log.contains(&format!("issued_time={ESCAPED}")), "{log}");
     assert!(
-        log.contains(&format!("detail=unknown action \"{ESCAPED}\"")),
+        log.contains(&format!("detail=Unknown action \"{ESCAPED}\".")),
         "{log}"
     );
     assert!(

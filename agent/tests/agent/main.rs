@@ -4,6 +4,7 @@
 mod cli;
 mod hostile_server;
 mod install;
+mod redelivery;
 mod run_loop;
 mod signals;
 mod support;

@@ -2,34 +2,11 @@
 //! commands, acknowledgements, backoff.
 
 use crate::support::{
-    DEVICE_TOKEN, Reply, Request, RunningAgent, StubServer, command, write_config,
+    COMMANDS, DEVICE_TOKEN, HEARTBEAT, Reply, RunningAgent, StubServer, ack_path, acks_of, command,
+    count, heartbeat_answer, idle_poll, write_config,
 };
 use serde_json::json;
 use std::time::Duration;
-
-const HEARTBEAT: &str = "/agent/heartbeat/";
-const COMMANDS: &str = "/agent/commands/";
-
-fn ack_path(id: &str) -> String {
-    format!("/agent/commands/{id}/ack/")
-}
-
-fn count(requests: &[Request], method: &str, path: &str) -> usize {
-    requests
-        .iter()
-        .filter(|request| request.is(method, path))
-        .count()
-}
-
-/// A long poll with nothing to hand out: an empty list after (at most a second of) `wait`.
-fn idle_poll(request: &Request) -> Reply {
-    let wait: u64 = request.query("wait").unwrap().parse().unwrap();
-    Reply::json(200, json!({"commands": []})).after(Duration::from_secs(wait.min(1)))
-}
-
-fn heartbeat_answer(commands: serde_json::Value) -> Reply {
-    Reply::json(200, json!({"commands": commands, "heartbeat_interval": 1}))
-}
 
 #[test]
 fn heartbeats_carry_the_token_and_facts_and_commands_are_carried_out_once() {
@@ -60,9 +37,9 @@ fn heartbeats_carry_the_token_and_facts_and_commands_are_carried_out_once() {
     let reboot = format!("echo done >> '{}'", marker.display());
     let mut agent = RunningAgent::start(directory.path(), &config, &["--reboot-command", &reboot]);
 
-    let requests = server.wait_for("two heartbeats after both acks", |requests| {
+    let requests = server.wait_for("two heartbeats after all acks", |requests| {
         count(requests, "POST", HEARTBEAT) >= 2
-            && count(requests, "POST", &ack_path("c1")) == 1
+            && count(requests, "POST", &ack_path("c1")) == 3
             && count(requests, "POST", &ack_path("c2")) == 1
     });
     let (status, _) = agent.stop_with("TERM");
@@ -95,20 +72,17 @@ fn heartbeats_carry_the_token_and_facts_and_commands_are_carried_out_once() {
         assert!(facts[key].is_u64(), "{key}: {facts}");
     }
     assert!(facts["ports"].is_array(), "{facts}");
-    let ack = |id: &str| {
-        requests
-            .iter()
-            .find(|request| request.is("POST", &ack_path(id)))
-            .unwrap()
-            .json()
-    };
+    // Received before it runs, done after; the second delivery is
+    // acknowledged again, not run.
+    let done = json!({"status": "done", "detail": "reboot started"});
     assert_eq!(
-        ack("c1"),
-        json!({"status": "done", "detail": "reboot started"})
+        acks_of(&requests, "c1"),
+        [json!({"status": "received"}), done.clone(), done]
     );
+    // An unknown action is refused at once.
     assert_eq!(
-        ack("c2"),
-        json!({"status": "failed", "detail": "unknown action \"selfdestruct\""})
+        acks_of(&requests, "c2"),
+        [json!({"status": "failed", "detail": "Unknown action \"selfdestruct\"."})]
     );
     // The long polls wait for the rest of the heartbeat interval: whole seconds, 1–60.
     for poll in requests
@@ -142,22 +116,20 @@ fn a_failing_reboot_from_a_long_poll_is_acknowledged_as_failed() {
             "echo starting >&2; echo 'reboot: permission denied' >&2; exit 3",
         ],
     );
-    let requests = server.wait_for("the acknowledgement", |requests| {
-        count(requests, "POST", &ack_path("c9")) == 1
+    let requests = server.wait_for("the acknowledgements", |requests| {
+        count(requests, "POST", &ack_path("c9")) == 2
     });
     let (status, _) = agent.stop_with("TERM");
     assert!(status.success());
-    let ack = requests
-        .iter()
-        .find(|request| request.is("POST", &ack_path("c9")))
-        .unwrap()
-        .json();
     assert_eq!(
-        ack,
-        json!({
-            "status": "failed",
-            "detail": "reboot command exited with status 3: reboot: permission denied"
-        })
+        acks_of(&requests, "c9"),
+        [
+            json!({"status": "received"}),
+            json!({
+                "status": "failed",
+                "detail": "reboot command exited with status 3: reboot: permission denied"
+            })
+        ]
     );
 }
 
@@ -172,7 +144,8 @@ fn an_acknowledgement_the_server_could_not_take_is_retried_before_the_next_heart
             }
         } else if request.is("GET", COMMANDS) {
             idle_poll(request)
-        } else if count(earlier, "POST", &ack_path("c3")) == 0 {
+        } else if request.json()["status"] == "done" && acks_of(earlier, "c3").len() == 1 {
+            // The first `done`: the server cannot take it now.
             Reply::json(503, json!({"detail": "A server error occurred."}))
         } else {
             Reply::empty(204)
@@ -191,18 +164,16 @@ fn an_acknowledgement_the_server_could_not_take_is_retried_before_the_next_heart
         .filter(|request| request.method == "POST")
         .map(|request| request.path())
         .collect();
+    let ack = ack_path("c3");
     assert_eq!(
-        sequence[..4],
-        [HEARTBEAT, &ack_path("c3"), &ack_path("c3"), HEARTBEAT],
+        sequence[..5],
+        [HEARTBEAT, &ack, &ack, &ack, HEARTBEAT],
         "{sequence:?}"
     );
-    let acks: Vec<_> = requests
-        .iter()
-        .filter(|request| request.is("POST", &ack_path("c3")))
-        .map(Request::json)
-        .collect();
-    assert_eq!(acks[0], acks[1]);
-    assert_eq!(acks[1]["status"], "done");
+    let acks = acks_of(&requests, "c3");
+    assert_eq!(acks[0], json!({"status": "received"}));
+    assert_eq!(acks[1], acks[2]);
+    assert_eq!(acks[2]["status"], "done");
 }
 
 #[test]

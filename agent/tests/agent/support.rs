@@ -4,6 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -338,6 +339,47 @@ pub fn command(id: &str, action: &str) -> serde_json::Value {
     serde_json::json!({"id": id, "action": action, "issued_time": "2026-11-21T10:00:00"})
 }
 
+/// The heartbeat route.
+pub const HEARTBEAT: &str = "/agent/heartbeat/";
+/// The long-poll route.
+pub const COMMANDS: &str = "/agent/commands/";
+
+/// The acknowledgement route of command `id`.
+pub fn ack_path(id: &str) -> String {
+    format!("/agent/commands/{id}/ack/")
+}
+
+/// How many of `requests` are `method` on `path`.
+pub fn count(requests: &[Request], method: &str, path: &str) -> usize {
+    requests
+        .iter()
+        .filter(|request| request.is(method, path))
+        .count()
+}
+
+/// The bodies of the acknowledgements of `id`, in the order they came.
+pub fn acks_of(requests: &[Request], id: &str) -> Vec<serde_json::Value> {
+    requests
+        .iter()
+        .filter(|request| request.is("POST", &ack_path(id)))
+        .map(Request::json)
+        .collect()
+}
+
+/// A heartbeat answer handing out `commands`, the next heartbeat due in a second.
+pub fn heartbeat_answer(commands: serde_json::Value) -> Reply {
+    Reply::json(
+        200,
+        serde_json::json!({"commands": commands, "heartbeat_interval": 1}),
+    )
+}
+
+/// A long poll with nothing to hand out: an empty list after (at most a second of) `wait`.
+pub fn idle_poll(request: &Request) -> Reply {
+    let wait: u64 = request.query("wait").unwrap().parse().unwrap();
+    Reply::json(200, serde_json::json!({"commands": []})).after(Duration::from_secs(wait.min(1)))
+}
+
 /// Writes an agent configuration for `server` into `directory`.
 pub fn write_config(directory: &Path, server: &str) -> PathBuf {
     let path = directory.join("config.json");
@@ -350,6 +392,32 @@ pub fn write_config(directory: &Path, server: &str) -> PathBuf {
     path
 }
 
+/// Waits until the file at `path` has a whole line in it, and returns its text.
+pub fn wait_for_line_in(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.ends_with('\n') {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nothing was written to {}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The lines of `path`, none when it does not exist.
+pub fn lines_of(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A `devmgr-agent run` child process; killed if the test ends early.
 pub struct RunningAgent {
     child: Child,
@@ -357,9 +425,15 @@ pub struct RunningAgent {
 }
 
 impl RunningAgent {
-    /// Starts `devmgr-agent run --config <config> <extra…>`, logging to a file in `directory`.
+    /// Starts `devmgr-agent run --config <config> <extra…>`, logging to a
+    /// file in `directory` (after what earlier agents logged there).
     pub fn start(directory: &Path, config: &Path, extra: &[&str]) -> Self {
         let stderr = directory.join("agent.log");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&stderr)
+            .unwrap();
         let child = Command::new(AGENT)
             .arg("run")
             .arg("--config")
@@ -370,7 +444,7 @@ impl RunningAgent {
             .env("DEVMGR_AGENT_LOG", "debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).unwrap())
+            .stderr(log)
             .spawn()
             .unwrap();
         Self { child, stderr }
@@ -397,6 +471,14 @@ impl RunningAgent {
     /// Whether it is still running.
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Kills it with SIGKILL, as a power cut or the OOM killer would, and
+    /// waits for its end.
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        let status = self.child.wait().unwrap();
+        assert_eq!(status.signal(), Some(9), "{status}");
     }
 
     /// Sends `signal` (`TERM`, `INT`) and returns the exit status and how long the exit took.
