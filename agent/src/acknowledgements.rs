@@ -1,7 +1,7 @@
 //! Sending acknowledgements (`POST /agent/commands/{id}/ack/`), and keeping
 //! the final ones the server could not take, to send them again later.
 
-use crate::client::DeviceClient;
+use crate::client::{ApiError, DeviceClient};
 use crate::command_journal::CommandJournal;
 use crate::protocol::Ack;
 use std::collections::VecDeque;
@@ -95,7 +95,8 @@ async fn deliver(
                 "command acknowledged"
             );
         }
-        Err(error) if error.is_transient() => {
+        // After 401 the token may come back (`devmgr-agent install` again).
+        Err(error) if error.is_transient() || matches!(error, ApiError::Unauthorized { .. }) => {
             tracing::warn!(%id, %error, "acknowledgement not delivered; will retry");
             return Err(ack);
         }

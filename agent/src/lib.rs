@@ -17,6 +17,7 @@ pub mod config;
 pub mod endpoints;
 pub mod escape;
 pub mod facts;
+pub mod file_change;
 pub mod install;
 pub mod install_token;
 pub mod private_file;

@@ -1,5 +1,6 @@
 //! The agent's loop: heartbeat, long-poll until the next heartbeat is due,
-//! carry out and acknowledge commands, and back off while the server is away.
+//! carry out and acknowledge commands, back off while the server is away,
+//! and read the configuration again while it refuses the device token.
 
 use crate::acknowledgements::Acknowledgements;
 use crate::backoff::Backoff;
@@ -10,14 +11,19 @@ use crate::commands::CommandRunner;
 use crate::config::Config;
 use crate::endpoints::{Endpoints, InvalidServerUrl};
 use crate::facts::Facts;
+use crate::file_change;
 use crate::protocol::{Ack, Command};
 use std::convert::Infallible;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// The longest `wait` of a long poll the server accepts, in seconds.
 pub const MAX_LONG_POLL_SECONDS: u64 = 60;
+
+/// The longest wait between attempts while the server refuses the device
+/// token (401): an hour.
+pub const MAX_UNAUTHORIZED_BACKOFF: Duration = Duration::from_secs(3600);
 
 /// How `run` behaves.
 #[derive(Debug, Clone)]
@@ -44,11 +50,16 @@ pub enum RunError {
 /// The running agent and what it remembers between heartbeats.
 #[derive(Debug)]
 pub struct Agent {
+    config_path: PathBuf,
+    config: Config,
     client: DeviceClient,
     runner: CommandRunner,
     journal: CommandJournal,
     acks: Acknowledgements,
     backoff: Backoff,
+    /// Waits after 401: the device token may come back only with a new
+    /// `devmgr-agent install`, so they grow longer, up to an hour.
+    unauthorized_backoff: Backoff,
     connected: bool,
 }
 
@@ -77,11 +88,14 @@ impl Agent {
             acks.queue(id, ack);
         }
         Ok(Self {
+            config_path: config_path.to_path_buf(),
+            config: config.clone(),
             client,
             runner: CommandRunner::new(options.reboot_command, options.reboot_timeout),
             journal,
             acks,
             backoff: Backoff::new(options.max_backoff),
+            unauthorized_backoff: Backoff::new(MAX_UNAUTHORIZED_BACKOFF),
             connected: false,
         })
     }
@@ -134,6 +148,7 @@ impl Agent {
 
     fn succeeded(&mut self) {
         self.backoff.reset();
+        self.unauthorized_backoff.reset();
         if !self.connected {
             self.connected = true;
             tracing::info!("connected to the server");
@@ -211,14 +226,8 @@ impl Agent {
     async fn pause_after(&mut self, error: &ApiError) {
         let delay = match error {
             ApiError::Unauthorized { .. } => {
-                let delay = self.backoff.max();
-                tracing::error!(
-                    %error,
-                    retry_in_seconds = delay.as_secs_f64(),
-                    "the server does not accept this device's token: the device was deleted, \
-                     or installed again elsewhere; run `devmgr-agent install` to enrol it again"
-                );
-                delay
+                self.pause_while_unauthorized(error).await;
+                return;
             }
             ApiError::Unavailable {
                 retry_after: Some(retry_after),
@@ -241,6 +250,55 @@ impl Agent {
             }
         };
         tokio::time::sleep(delay).await;
+    }
+
+    /// After 401: waits (1 s, 2 s, 4 s, … up to an hour, less if the
+    /// configuration file changes meanwhile), then reads the configuration
+    /// again, so that a `devmgr-agent install` run meanwhile takes effect.
+    async fn pause_while_unauthorized(&mut self, error: &ApiError) {
+        let delay = self.unauthorized_backoff.next_delay();
+        tracing::error!(
+            %error,
+            retry_in_seconds = delay.as_secs_f64(),
+            config = %self.config_path.display(),
+            "the server does not accept this device's token: the device was deleted, \
+             or installed again elsewhere; run `devmgr-agent install` to enrol it again \
+             (this agent reads its configuration again before each attempt)"
+        );
+        file_change::sleep_until_changed(&self.config_path, delay).await;
+        self.reload_config();
+    }
+
+    /// Reads the configuration file again and, when it changed, talks to its
+    /// server with its device token from now on.
+    fn reload_config(&mut self) {
+        let config = match Config::load(&self.config_path) {
+            Ok(config) => config,
+            Err(error) => {
+                tracing::warn!(%error, "keeping the configuration in use");
+                return;
+            }
+        };
+        if config == self.config {
+            tracing::debug!("the configuration is unchanged");
+            return;
+        }
+        match device_client(&config) {
+            Ok(client) => {
+                tracing::info!(
+                    server = %config.server,
+                    serial = %config.serial,
+                    "the configuration changed; using its server and device token"
+                );
+                self.client = client;
+                self.config = config;
+                self.unauthorized_backoff.reset();
+            }
+            Err(error) => tracing::warn!(
+                %error,
+                "the new configuration cannot be used; keeping the one in use"
+            ),
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 //! commands, acknowledgements, backoff.
 
 use crate::support::{
-    COMMANDS, DEVICE_TOKEN, HEARTBEAT, Reply, RunningAgent, StubServer, ack_path, acks_of, command,
-    count, heartbeat_answer, idle_poll, write_config,
+    COMMANDS, DEVICE_TOKEN, HEARTBEAT, Reply, Request, RunningAgent, SERIAL, StubServer, ack_path,
+    acks_of, agent_command, command, count, heartbeat_answer, idle_poll, write_config,
 };
 use serde_json::json;
 use std::time::Duration;
@@ -220,21 +220,107 @@ fn the_agent_backs_off_while_the_server_fails_then_recovers() {
 }
 
 #[test]
-fn a_refused_device_token_is_reported_and_retried_at_the_longest_backoff() {
+fn a_refused_device_token_is_reported_and_retried_after_growing_waits() {
     let server = StubServer::start(|_, _| {
         Reply::json(401, json!({"detail": "Invalid token."})).header("WWW-Authenticate", "Device")
     });
     let directory = tempfile::tempdir().unwrap();
     let config = write_config(directory.path(), server.url());
+    // --max-backoff is for an absent server; 401 has waits of its own.
     let mut agent = RunningAgent::start(directory.path(), &config, &["--max-backoff", "1"]);
-    server.wait_for("three heartbeats", |requests| {
+    let requests = server.wait_for("three heartbeats", |requests| {
         count(requests, "POST", HEARTBEAT) >= 3
     });
     assert!(agent.is_running());
     let (status, _) = agent.stop_with("TERM");
     assert!(status.success());
+    let heartbeats: Vec<_> = requests
+        .iter()
+        .filter(|request| request.is("POST", HEARTBEAT))
+        .map(|request| request.received)
+        .collect();
+    let gaps = [heartbeats[1] - heartbeats[0], heartbeats[2] - heartbeats[1]];
+    assert!(
+        gaps[0] >= Duration::from_millis(900) && gaps[0] < Duration::from_millis(1900),
+        "{gaps:?}"
+    );
+    assert!(
+        gaps[1] >= Duration::from_millis(1900) && gaps[1] < Duration::from_millis(2900),
+        "{gaps:?}"
+    );
     let log = agent.log();
     assert!(log.contains("Invalid token."), "{log}");
     assert!(log.contains("deleted"), "{log}");
     assert!(log.contains("devmgr-agent install"), "{log}");
+}
+
+#[test]
+fn after_401_a_new_install_takes_effect_without_restarting_run() {
+    const NEW_TOKEN: &str = "fedcba9876543210fedcba9876543210fedcba98";
+    let server = StubServer::start(|request, _| {
+        if request.is("POST", "/install/") {
+            return Reply::json(
+                201,
+                json!({
+                    "serial": SERIAL,
+                    "device_token": NEW_TOKEN,
+                    "url": format!("http://devmgr.test/devices/{SERIAL}/"),
+                }),
+            );
+        }
+        if request.header("authorization") != Some(&format!("Device {NEW_TOKEN}")) {
+            return Reply::json(401, json!({"detail": "Invalid token."}))
+                .header("WWW-Authenticate", "Device");
+        }
+        if request.is("POST", HEARTBEAT) {
+            heartbeat_answer(json!([]))
+        } else {
+            idle_poll(request)
+        }
+    });
+    let directory = tempfile::tempdir().unwrap();
+    let config = write_config(directory.path(), server.url());
+    let mut agent = RunningAgent::start(directory.path(), &config, &[]);
+    server.wait_for("two refused heartbeats", |requests| {
+        count(requests, "POST", HEARTBEAT) >= 2
+    });
+
+    let installed = agent_command(&[
+        "install",
+        "--server",
+        server.url(),
+        "--token",
+        "good-token",
+        "--config",
+        config.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(installed.status.success(), "{installed:?}");
+    let installed_at = std::time::Instant::now();
+
+    let accepted = |request: &Request| {
+        request.is("POST", HEARTBEAT)
+            && request.header("authorization") == Some(&format!("Device {NEW_TOKEN}"))
+    };
+    let requests = server.wait_for("a heartbeat with the new token", |requests| {
+        requests.iter().any(accepted)
+    });
+    let heartbeat = requests.iter().find(|request| accepted(request)).unwrap();
+    // The configuration is looked at every second while the token is refused.
+    assert!(
+        heartbeat.received - installed_at < Duration::from_secs(3),
+        "{:?}",
+        heartbeat.received - installed_at
+    );
+    assert!(agent.is_running(), "{}", agent.log());
+    agent.wait_for_log("connected to the server");
+    let (status, _) = agent.stop_with("TERM");
+    assert!(status.success());
+    assert!(
+        agent.log().contains("the configuration changed"),
+        "{}",
+        agent.log()
+    );
+    assert!(!agent.log().contains(NEW_TOKEN), "{}", agent.log());
 }
