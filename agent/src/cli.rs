@@ -9,6 +9,9 @@ pub const DEFAULT_CONFIG_PATH: &str = "/etc/devmgr-agent/config.json";
 /// The command that reboots the machine unless `--reboot-command` says otherwise.
 pub const DEFAULT_REBOOT_COMMAND: &str = "/sbin/reboot";
 
+/// How long `install` keeps trying unless `--retry-for` says otherwise: an hour.
+pub const DEFAULT_RETRY_FOR: u64 = 3600;
+
 /// devmgr-agent: enrols this machine with a devmgr server, reports its facts
 /// and carries out the reboots the server asks for.
 #[derive(Debug, Parser)]
@@ -62,6 +65,16 @@ pub struct InstallArgs {
     /// The machine-type code (rpi_4b, x86_64, …); by default the detected one.
     #[arg(long)]
     pub machine_type: Option<String>,
+    /// How long, in seconds, to keep trying while the server is busy (429),
+    /// failing (5xx) or out of reach, waiting longer each time (and as long
+    /// as its Retry-After says); then exit 1 with the last error. 0 tries once.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "DEVMGR_AGENT_RETRY_FOR",
+        default_value_t = DEFAULT_RETRY_FOR
+    )]
+    pub retry_for: u64,
     /// Where to write the configuration.
     #[command(flatten)]
     pub config: ConfigArg,
@@ -116,6 +129,24 @@ mod tests {
         assert_eq!(args.name, None);
         assert_eq!(args.serial, None);
         assert_eq!(args.machine_type, None);
+        assert_eq!(args.retry_for, 3600);
+    }
+
+    #[test]
+    fn install_takes_a_retry_limit() {
+        let cli = Cli::try_parse_from([
+            "devmgr-agent",
+            "install",
+            "--server",
+            "http://127.0.0.1:8000",
+            "--retry-for",
+            "0",
+        ])
+        .unwrap();
+        let Command::Install(args) = cli.command else {
+            panic!("not install: {cli:?}");
+        };
+        assert_eq!(args.retry_for, 0);
     }
 
     #[test]

@@ -6,10 +6,12 @@ use crate::config::{self, Config, ConfigError};
 use crate::endpoints::{Endpoints, InvalidServerUrl};
 use crate::facts;
 use crate::install_token::{INSTALL_TOKEN_ENV, TokenError, TokenSource};
-use crate::protocol::InstallRequest;
+use crate::protocol::{InstallAnswer, InstallRequest};
+use crate::retry::{self, RetryBudget};
 use reqwest::StatusCode;
 use serde::Serialize;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Why `install` failed.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +34,22 @@ pub enum InstallError {
     /// The server could not be reached or failed.
     #[error("the installation failed: {0}")]
     Server(ApiError),
+    /// The server was busy, failing or out of reach until `--retry-for` ran out.
+    #[error(
+        "the installation failed: {error} (gave up after {attempts} attempts in {} s; \
+         --retry-for {retry_for})",
+        elapsed.as_secs()
+    )]
+    GaveUp {
+        /// The last attempt's failure.
+        error: ApiError,
+        /// How many attempts were made.
+        attempts: u32,
+        /// How long they took.
+        elapsed: Duration,
+        /// The limit, in seconds.
+        retry_for: u64,
+    },
     /// Enrolled, but the configuration could not be written afterwards.
     #[error(
         "the device was enrolled as {serial}, but its configuration could not be saved: {source}; \
@@ -84,16 +102,7 @@ pub async fn install(args: &InstallArgs) -> Result<Installed, InstallError> {
     // Fail before enrolling rather than leave an enrolled device without a token.
     config::check_writable(config_path)?;
     let client = ServerClient::new(endpoints)?;
-    let answer = client
-        .install(&request)
-        .await
-        .map_err(|error| match error {
-            ApiError::Refused {
-                status: StatusCode::BAD_REQUEST,
-                detail,
-            } => InstallError::Refused(detail),
-            error => InstallError::Server(error),
-        })?;
+    let answer = enrol(&client, &request, args.retry_for).await?;
     let config = Config {
         server,
         serial: answer.serial.clone(),
@@ -111,6 +120,61 @@ pub async fn install(args: &InstallArgs) -> Result<Installed, InstallError> {
         url: answer.url,
         config: config_path.display().to_string(),
     })
+}
+
+/// `POST /install/`, tried again while the server is busy (429), failing
+/// (5xx) or out of reach, for up to `retry_for` seconds.
+async fn enrol(
+    client: &ServerClient,
+    request: &InstallRequest,
+    retry_for: u64,
+) -> Result<InstallAnswer, InstallError> {
+    let started = Instant::now();
+    let mut budget = RetryBudget::new(Duration::from_secs(retry_for), started);
+    loop {
+        let error = match client.install(request).await {
+            Ok(answer) => return Ok(answer),
+            Err(ApiError::Refused {
+                status: StatusCode::BAD_REQUEST,
+                detail,
+            }) => return Err(InstallError::Refused(detail)),
+            Err(error) if !is_worth_retrying(&error) => return Err(InstallError::Server(error)),
+            Err(error) => error,
+        };
+        let retry_after = match &error {
+            ApiError::Unavailable { retry_after, .. } => *retry_after,
+            _ => None,
+        };
+        let Some(wait) = budget.next_wait(retry_after, retry::random_fraction(), Instant::now())
+        else {
+            return Err(match budget.failures() {
+                1 => InstallError::Server(error),
+                attempts => InstallError::GaveUp {
+                    error,
+                    attempts,
+                    elapsed: started.elapsed(),
+                    retry_for,
+                },
+            });
+        };
+        tracing::warn!(
+            %error,
+            attempt = budget.failures(),
+            retry_in_seconds = wait.as_secs_f64(),
+            "the installation failed; trying again"
+        );
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// Whether another attempt may succeed: the server is busy or failing
+/// (429, 5xx) or could not be reached. A refusal, a redirect, a garbled or
+/// oversized answer would only come again.
+fn is_worth_retrying(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::Unavailable { .. } | ApiError::Unreachable(_)
+    )
 }
 
 /// The serial of an existing configuration for the same server, so that
@@ -153,6 +217,41 @@ mod tests {
             Some("0f8fad5b-d9cb-469f-a165-70867728950e")
         );
         assert_eq!(configured_serial(&path, "http://other:8000"), None);
+    }
+
+    #[test]
+    fn only_a_busy_failing_or_absent_server_is_worth_another_attempt() {
+        let unavailable = |status| ApiError::Unavailable {
+            status,
+            detail: String::new(),
+            retry_after: None,
+        };
+        assert!(is_worth_retrying(&unavailable(
+            StatusCode::TOO_MANY_REQUESTS
+        )));
+        assert!(is_worth_retrying(&unavailable(StatusCode::BAD_GATEWAY)));
+        assert!(is_worth_retrying(&ApiError::Unreachable(
+            "connection refused".to_owned()
+        )));
+        for error in [
+            ApiError::Refused {
+                status: StatusCode::FORBIDDEN,
+                detail: String::new(),
+            },
+            ApiError::Redirected {
+                status: StatusCode::FOUND,
+                location: None,
+            },
+            ApiError::AnswerTooLarge {
+                status: StatusCode::CREATED,
+            },
+            ApiError::UnexpectedAnswer {
+                status: StatusCode::CREATED,
+                reason: String::new(),
+            },
+        ] {
+            assert!(!is_worth_retrying(&error), "{error:?}");
+        }
     }
 
     #[test]

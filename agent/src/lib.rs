@@ -22,6 +22,7 @@ pub mod install;
 pub mod install_token;
 pub mod private_file;
 pub mod protocol;
+pub mod retry;
 pub mod run;
 pub mod shutdown;
 
