@@ -372,3 +372,89 @@ fn installing_again_rekeys_the_same_device() {
     );
     assert!(Path::new(&device.config()).exists());
 }
+
+/// The device's command history, as its owner sees it.
+fn command_history(server: &Server, owner_token: &str, serial: &str) -> Vec<Value> {
+    let reply = server
+        .get(&format!("/devices/{serial}/commands/"))
+        .token(owner_token)
+        .send();
+    reply.expect_status(200);
+    reply.json().as_array().cloned().expect("a list")
+}
+
+/// The status of the device's newest command.
+fn newest_status(server: &Server, owner_token: &str, serial: &str) -> Option<String> {
+    command_history(server, owner_token, serial)
+        .first()
+        .map(|command| string(command, "status"))
+}
+
+/// The audit's lost reboot: the agent dies while its long poll waits (the
+/// server still holds the poll), the reboot goes to the dead connection, and
+/// the agent comes back. The command is handed out again and runs once.
+#[test]
+fn a_reboot_sent_to_a_dead_poll_runs_exactly_once_when_the_agent_is_back() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
+    let mut agent = device.run(&[]);
+    wait_until("the device is online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+    // Let its long poll start waiting, then kill it without a word.
+    thread::sleep(Duration::from_secs(1));
+    agent.child.kill().expect("SIGKILL");
+    let _ = agent.child.wait();
+    reboot(&server, &alice.token, &serial);
+    thread::sleep(Duration::from_secs(1));
+    assert!(device.reboot_lines().is_empty());
+
+    let again = device.run(&[]);
+    wait_until("the reboot is done", || {
+        newest_status(&server, &alice.token, &serial).as_deref() == Some("done")
+    });
+    assert_eq!(device.reboot_lines(), ["rebooted"], "rebooted exactly once");
+    // Acknowledged: never handed out again.
+    thread::sleep(Duration::from_secs(16));
+    assert_eq!(device.reboot_lines(), ["rebooted"], "{}", again.log());
+    assert_eq!(command_history(&server, &alice.token, &serial).len(), 1);
+}
+
+/// The device reboots (here: the reboot command kills the agent) before the
+/// agent can send `done`. When the agent starts again it remembers the
+/// command: it is not carried out again, and it is reported done.
+#[test]
+fn a_device_that_reboots_before_saying_done_is_not_rebooted_again() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let device = Device::new();
+    let serial = string(&device.install_as_printed(&server, &alice.token), "serial");
+    let dies = format!(
+        "echo rebooted >> '{}'; kill -9 $PPID",
+        device.reboots().display()
+    );
+    let mut first = device.run_with_reboot_command(&dies, &[]);
+    wait_until("the device is online", || {
+        device_detail(&server, &alice.token, &serial)["online"] == true
+    });
+    reboot(&server, &alice.token, &serial);
+    wait_until("the agent died in its reboot", || !first.is_running());
+    assert_eq!(device.reboot_lines(), ["rebooted"]);
+    assert_eq!(
+        newest_status(&server, &alice.token, &serial).as_deref(),
+        Some("received"),
+        "received was acknowledged before the reboot ran"
+    );
+
+    let again = device.run_with_reboot_command(&dies, &[]);
+    wait_until("the reboot is reported done", || {
+        newest_status(&server, &alice.token, &serial).as_deref() == Some("done")
+    });
+    let history = command_history(&server, &alice.token, &serial);
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0]["detail"], "The device restarted.");
+    thread::sleep(Duration::from_secs(2));
+    assert_eq!(device.reboot_lines(), ["rebooted"], "{}", again.log());
+}

@@ -77,8 +77,13 @@ fn reboot_wakes_poll(requester: &Server, poller: &Server, owner: &Account, agent
         let (commands, answered, waited) = polling.join().expect("the polling thread");
         let id = one_reboot(&commands);
         // Carried out: the next reboot is a new command.
-        ack_call(poller, &agent.token, &id, &serde_json::json!({"status": "done"}))
-            .expect_empty(204);
+        ack_call(
+            poller,
+            &agent.token,
+            &id,
+            &serde_json::json!({"status": "done"}),
+        )
+        .expect_empty(204);
         assert!(
             waited >= Duration::from_millis(900),
             "the poll answered before the reboot was requested ({waited:?})"
