@@ -145,6 +145,7 @@ async def run_device(device: Device, host: str, port: int, stop: asyncio.Event,
                 if not done:
                     poll.cancel()
                     http.cut()
+                    await asyncio.gather(poll, return_exceptions=True)
                     await asyncio.sleep(random.uniform(0.5, 3.0))
                     continue
             status, answer = await poll
