@@ -100,6 +100,16 @@ impl DevMgr {
         DeviceView { device, online }
     }
 
+    /// Whether the account has a device with this serial.
+    async fn owns(&self, owner: &Account, serial: &Serial) -> Result<bool, StoreError> {
+        Ok(self
+            .ports
+            .devices
+            .find_for(owner.id, serial)
+            .await?
+            .is_some())
+    }
+
     /// Every device of the account, by creation time then serial.
     pub async fn list_devices(&self, owner: &Account) -> Result<Vec<DeviceView>, StoreError> {
         let devices = self.ports.devices.list_for(owner.id).await?;
@@ -173,13 +183,7 @@ impl DevMgr {
         owner: &Account,
         serial: &Serial,
     ) -> Result<Option<Vec<CommandView>>, StoreError> {
-        if self
-            .ports
-            .devices
-            .find_for(owner.id, serial)
-            .await?
-            .is_none()
-        {
+        if !self.owns(owner, serial).await? {
             return Ok(None);
         }
         let records = self.ports.commands.history(serial, COMMAND_HISTORY).await?;
@@ -200,13 +204,7 @@ impl DevMgr {
     /// not ended (pending, delivered or received) is not queued twice; either
     /// way the signal counts as dispatched.
     pub async fn reboot(&self, owner: &Account, serial: &Serial) -> Result<(), RebootError> {
-        if self
-            .ports
-            .devices
-            .find_for(owner.id, serial)
-            .await?
-            .is_none()
-        {
+        if !self.owns(owner, serial).await? {
             return Err(RebootError::NotFound);
         }
         let now = self.ports.clock.now();
@@ -360,6 +358,63 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, RebootError::NotFound));
+    }
+
+    #[tokio::test]
+    async fn the_command_history_is_the_owners_and_says_where_each_stands() {
+        use domain::{Action, Command, CommandRecord, CommandState, CommandStatus};
+        let record = |id: &str, minutes_ago: i64, status: Option<CommandStatus>| CommandRecord {
+            command: Command {
+                id: id.into(),
+                action: Action::Reboot,
+                issued_time: now() - Duration::minutes(minutes_ago),
+            },
+            delivered_time: None,
+            acked_time: None,
+            status,
+            detail: String::new(),
+        };
+        let mut h = Harness::new();
+        let mut owned = vec![Ok(None), Ok(Some(device(None)))];
+        h.devices
+            .expect_find_for()
+            .times(2)
+            .returning(move |_, _| owned.pop().expect("two calls"));
+        let records = vec![
+            record("new", 1, None),
+            record("old", 11, None),
+            record("ok", 12, Some(CommandStatus::Done)),
+        ];
+        h.commands
+            .expect_history()
+            .withf(|_, limit| *limit == 100)
+            .times(1)
+            .returning(move |_, _| Ok(records.clone()));
+        let app = h.app();
+        let serial = Serial::from_random_bytes([3; 16]);
+        let owner = account(true, None);
+        let states: Vec<CommandState> = app
+            .device_commands(&owner, &serial)
+            .await
+            .unwrap()
+            .expect("an own device")
+            .iter()
+            .map(|view| view.state)
+            .collect();
+        assert_eq!(
+            states,
+            [
+                CommandState::Pending,
+                CommandState::Lapsed,
+                CommandState::Done
+            ]
+        );
+        assert!(
+            app.device_commands(&owner, &serial)
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[tokio::test]

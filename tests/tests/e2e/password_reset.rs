@@ -16,7 +16,7 @@ const NEW_PASSWORD: &str = "Velvet-Harbor-97";
 const UNKNOWN_KEY: &str = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 /// Asks for a reset of `email` and returns the key of the mail it sends.
-fn reset_mail_key(server: &Server, email: &str) -> String {
+pub(crate) fn reset_mail_key(server: &Server, email: &str) -> String {
     let earlier = server.mails();
     server
         .post("/reset-password/")
@@ -35,7 +35,8 @@ fn confirm(server: &Server, body: Value) -> Reply {
     server.post("/reset-password/confirm/").json(&body).send()
 }
 
-fn confirm_with(server: &Server, key: &str, new_password: &str) -> Reply {
+/// `POST /reset-password/confirm/` with this key and new password.
+pub(crate) fn confirm_with(server: &Server, key: &str, new_password: &str) -> Reply {
     confirm(server, json!({"key": key, "new_password": new_password}))
 }
 
@@ -57,12 +58,6 @@ fn sorted(messages: &[&str]) -> Vec<String> {
     let mut messages: Vec<String> = messages.iter().map(|m| (*m).to_owned()).collect();
     messages.sort();
     messages
-}
-
-fn profile(server: &Server, token: &str) -> Value {
-    let reply = server.get("/profile/").token(token).send();
-    reply.expect_status(200);
-    reply.json()
 }
 
 #[test]

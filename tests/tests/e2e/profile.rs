@@ -2,13 +2,7 @@
 
 use crate::support::*;
 use reqwest::Method;
-use serde_json::{Value, json};
-
-fn profile(server: &Server, token: &str) -> Value {
-    let reply = server.get("/profile/").token(token).send();
-    reply.expect_status(200);
-    reply.json()
-}
+use serde_json::json;
 
 fn install_command(base: &str, install_token: &str) -> String {
     format!("devmgr-agent install --server {base} --token {install_token}")

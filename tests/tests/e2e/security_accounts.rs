@@ -4,33 +4,18 @@
 //! under concurrency, bounded password hashing, secret-bearing answers.
 
 use crate::device_support::{Agent, DeviceAuth, heartbeat, install, install_call};
+use crate::password_reset::{confirm_with, reset_mail_key};
 use crate::support::*;
 use serde_json::json;
 
 const NEW_PASSWORD: &str = "recovered-horse-battery-7";
 
-/// Asks for a reset link for `email` and returns its key.
 fn reset_key_for(server: &Server, email: &str) -> String {
-    let earlier = server.mails();
-    server
-        .post("/reset-password/")
-        .json(&json!({ "email": email }))
-        .send()
-        .expect_empty(204);
-    reset_key(&server.wait_for_new_mail(&earlier))
+    reset_mail_key(server, email)
 }
 
 fn confirm_reset(server: &Server, key: &str) -> Reply {
-    server
-        .post("/reset-password/confirm/")
-        .json(&json!({ "key": key, "new_password": NEW_PASSWORD }))
-        .send()
-}
-
-fn profile(server: &Server, token: &str) -> serde_json::Value {
-    let reply = server.get("/profile/").token(token).send();
-    reply.expect_status(200);
-    reply.json()
+    confirm_with(server, key, NEW_PASSWORD)
 }
 
 #[test]

@@ -3,16 +3,10 @@
 //! change-password or by the reset link — and then logs in.
 
 use crate::support::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const NOT_VERIFIED: &str = "E-mail address is not verified.";
 const NEW_PASSWORD: &str = "Velvet-Harbor-97";
-
-fn profile(server: &Server, token: &str) -> Value {
-    let reply = server.get("/profile/").token(token).send();
-    reply.expect_status(200);
-    reply.json()
-}
 
 #[track_caller]
 fn assert_state(server: &Server, token: &str, verified: bool, usable_password: bool) {

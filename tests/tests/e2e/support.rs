@@ -1051,6 +1051,14 @@ pub fn link_in(mail: &str, marker: &str) -> String {
     mail[start..end].to_owned()
 }
 
+/// `GET /profile/` with `token`; asserts a 200 and returns the profile.
+#[track_caller]
+pub fn profile(server: &Server, token: &str) -> Value {
+    let reply = server.get("/profile/").token(token).send();
+    reply.expect_status(200);
+    reply.json()
+}
+
 /// Characters allowed in an e-mailed key: URL-safe, at least 32 of them.
 pub fn is_mail_key(key: &str) -> bool {
     key.len() >= 32
