@@ -1,5 +1,5 @@
 //! The one entry point of every request. It applies the conventions of
-//! CONTRACT §1 in DRF's order: trailing-slash redirect, 404, authentication,
+//! `docs/api.md` (Conventions) in DRF's order: trailing-slash redirect, 404, authentication,
 //! OPTIONS, permission, 405, throttling, body parsing; then calls the endpoint.
 
 use crate::auth::{self, Presented, Scheme};

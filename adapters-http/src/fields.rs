@@ -18,7 +18,7 @@ pub enum FieldType {
     Boolean,
     /// A whole number.
     Integer,
-    /// A §1 timestamp.
+    /// A timestamp as the API writes it (`YYYY-MM-DDTHH:MM:SS`, UTC).
     Datetime,
     /// An absolute URL.
     Url,

@@ -1,7 +1,7 @@
 //! devmgr's JSON REST API on actix-web.
 //!
 //! Every request goes through [`dispatch`](dispatch::dispatch), which applies
-//! the conventions of CONTRACT §1 (Django REST Framework's) in one place, then
+//! the conventions of `docs/api.md` (Django REST Framework's) in one place, then
 //! calls the endpoint from the [route table](routes). Endpoints turn bodies
 //! into domain values, call a use case, and render the result; errors become
 //! DRF-style bodies in [`error`] only.

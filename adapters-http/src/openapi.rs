@@ -24,7 +24,7 @@ use utoipa::openapi::{
     PathItem, PathsBuilder, Ref, RefOr, Required, Response, ResponseBuilder,
 };
 
-/// A §1 timestamp: UTC, to the second, no zone.
+/// A timestamp as the API writes it: UTC, to the second, no zone.
 const TIMESTAMP_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$";
 
 /// Text the server accepts where blank is allowed: no NUL (refused as DRF

@@ -39,7 +39,7 @@ pub struct Endpoint {
     pub fields: Option<&'static [Field]>,
     /// The code that serves it.
     pub handler: Handler,
-    /// Rate limited per client address (CONTRACT §1).
+    /// Rate limited per client address (`docs/api.md`, Throttling).
     pub throttled: bool,
     /// One line on what it does.
     pub summary: &'static str,

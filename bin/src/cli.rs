@@ -1,4 +1,4 @@
-//! The command line (CONTRACT §5).
+//! The command line (README, docs/operations.md).
 
 use adapters_http::Rate;
 use clap::{Args, Parser, Subcommand, ValueEnum};

@@ -1,4 +1,4 @@
-//! CONTRACT §4 (Agent API) and docs/agent-protocol.md: enrolment through
+//! The agent API (docs/agent-protocol.md): enrolment through
 //! POST /install/, heartbeats and the facts and ports they report, the command
 //! long poll, acknowledgements, and the `Device` credential.
 

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 /// Python packages of the contract tests, pinned in
 /// `tests/python/contract-requirements.txt` and installed under `target/`.
-pub const CONTRACT_PACKAGES: Packages = Packages {
+pub const CONTRACT_TEST_PACKAGES: Packages = Packages {
     name: "contract",
     imports: &["schemathesis", "openapi_spec_validator", "requests"],
     requirements: include_str!("../../python/contract-requirements.txt"),
@@ -25,14 +25,14 @@ pub const CONTRACT_PACKAGES: Packages = Packages {
 /// A `python3` that can import schemathesis and openapi-spec-validator.
 pub fn contract_python() -> &'static Python {
     static PYTHON: OnceLock<Result<Python, String>> = OnceLock::new();
-    match PYTHON.get_or_init(|| python_tools::prepare(CONTRACT_PACKAGES)) {
+    match PYTHON.get_or_init(|| python_tools::prepare(CONTRACT_TEST_PACKAGES)) {
         Ok(python) => python,
         Err(problem) => panic!("{problem}"),
     }
 }
 
-/// Every path of CONTRACT.md with its methods, as the document must list them.
-const CONTRACT_OPERATIONS: &[(&str, &[&str])] = &[
+/// Every path of docs/api.md with its methods, as the document must list them.
+const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/agent/commands/", &["get"]),
     ("/agent/commands/{id}/ack/", &["post"]),
     ("/agent/heartbeat/", &["post"]),
@@ -137,12 +137,12 @@ fn every_route_of_the_contract_is_described_with_its_methods_and_slash() {
         .keys()
         .cloned()
         .collect();
-    let contract: BTreeSet<String> = CONTRACT_OPERATIONS
+    let contract: BTreeSet<String> = DOCUMENTED_OPERATIONS
         .iter()
         .map(|(path, _)| (*path).to_owned())
         .collect();
     assert_eq!(documented, contract);
-    for (path, methods) in CONTRACT_OPERATIONS {
+    for (path, methods) in DOCUMENTED_OPERATIONS {
         let ops = operations(&doc, path);
         let listed: Vec<&str> = ops.keys().map(String::as_str).collect();
         assert_eq!(&listed, methods, "{path}");
@@ -181,7 +181,7 @@ fn users_and_devices_have_their_own_security_schemes() {
         assert_eq!(schemes[name]["in"], "header", "{name}");
         assert_eq!(schemes[name]["name"], "Authorization", "{name}");
     }
-    for (path, _) in CONTRACT_OPERATIONS {
+    for (path, _) in DOCUMENTED_OPERATIONS {
         for (method, op) in operations(&doc, path) {
             let security = op["security"].as_array().expect("security").clone();
             let names: BTreeSet<String> = security
@@ -308,7 +308,7 @@ fn options_and_the_document_describe_every_body_alike() {
     let server = Server::start();
     let doc = document(&server);
     let mut compared = 0;
-    for (path, _) in CONTRACT_OPERATIONS {
+    for (path, _) in DOCUMENTED_OPERATIONS {
         let reply = server.options(&concrete(path)).send();
         reply.expect_status(200);
         let actions = reply.json()["actions"]
@@ -451,7 +451,7 @@ fn the_docs_render_in_a_headless_browser_with_no_internet() {
         dom.contains(r#"class="title">devmgr"#),
         "no title in\n{dom}"
     );
-    for (path, methods) in CONTRACT_OPERATIONS {
+    for (path, methods) in DOCUMENTED_OPERATIONS {
         let blocks = dom.matches(&format!(r#"data-path="{path}""#)).count();
         assert_eq!(blocks, methods.len(), "operations of {path} shown");
     }

@@ -1,4 +1,4 @@
-//! CONTRACT §3: POST /auth/ (log in) and DELETE /auth/ (log out); tokens (§2).
+//! POST /auth/ (log in) and DELETE /auth/ (log out), and tokens (docs/api.md, Authentication).
 
 use crate::support::*;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! CONTRACT §5: the command line — database URL handling, `migrate`,
+//! The command line (README, docs/operations.md) — database URL handling, `migrate`,
 //! `user create`, `device add`, `demo`, and working beside a running server.
 
 use crate::support::*;

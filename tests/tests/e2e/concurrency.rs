@@ -1,5 +1,5 @@
 //! The server and the command line writing one SQLite file at the same time
-//! (CONTRACT §5: every subcommand works while a server runs on the database).
+//! (docs/operations.md: every subcommand works while a server runs on the database).
 
 use crate::support::*;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! CONTRACT §1: conventions shared by every endpoint — trailing slashes, 404,
+//! Conventions shared by every endpoint (docs/api.md) — trailing slashes, 404,
 //! Allow, OPTIONS metadata, 405, authentication headers, request bodies.
 
 use crate::support::*;
@@ -13,7 +13,7 @@ fn setup() -> (Server, Account, String) {
     (server, alice, serial)
 }
 
-/// Every user route of the seed and of the device extensions, with its exact `Allow` header (CONTRACT §1 order).
+/// Every user route of the seed and of the device extensions, with its exact `Allow` header (the documented order).
 fn routes(serial: &str) -> Vec<(String, &'static str)> {
     vec![
         ("/auth/".to_owned(), "POST, DELETE, OPTIONS"),

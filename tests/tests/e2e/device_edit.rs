@@ -1,4 +1,4 @@
-//! CONTRACT §4, the owner's side of a device: PUT and PATCH
+//! The owner's side of a device (docs/api.md, Devices): PUT and PATCH
 //! /devices/{serial}/ (name and description), DELETE /devices/{serial}/,
 //! GET /devices/{serial}/ports/, and the 404s, Allow headers, OPTIONS metadata
 //! and credentials of those routes.

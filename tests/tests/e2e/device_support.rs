@@ -6,7 +6,7 @@ use crate::support::*;
 use serde_json::{Value, json};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The 18 fields of a device (CONTRACT §2), sorted.
+/// The 18 fields of a device (docs/api.md, Devices), sorted.
 pub const DEVICE_FIELDS: [&str; 18] = [
     "agent_version",
     "created_time",
@@ -312,7 +312,7 @@ pub fn one_reboot(commands: &[Value]) -> String {
     reboot_command_id(&commands[0])
 }
 
-/// Asserts CONTRACT §1's rules for request bodies on one write route: 415 for
+/// Asserts the rules for request bodies (docs/api.md, Errors) on one write route: 415 for
 /// another media type, 400 for malformed JSON and for JSON that is not an
 /// object, 413 over 64 KiB. `call` makes the request, credentials included.
 #[track_caller]

@@ -1,4 +1,4 @@
-//! CONTRACT §2 (Device) and §3: GET /devices/, GET /devices/{serial}/ and
+//! Devices (docs/api.md, Devices): GET /devices/, GET /devices/{serial}/ and
 //! POST /devices/{serial}/reboot/.
 
 use crate::device_support::DEVICE_FIELDS;
@@ -33,7 +33,7 @@ fn epoch_seconds(timestamp: &str) -> i64 {
         .timestamp()
 }
 
-/// Asserts every rule of CONTRACT §2 that holds for any device of this server.
+/// Asserts every rule of docs/api.md that holds for any device of this server.
 #[track_caller]
 fn assert_device_shape(server: &Server, device: &Value) {
     assert_eq!(keys(device), DEVICE_FIELDS, "{device:#}");

@@ -2,8 +2,8 @@
 //! test, real HTTP on 127.0.0.1 and e-mails read back from a `--mail-dir`.
 //! The `e2e_postgres` test binary runs the same tests on PostgreSQL.
 //!
-//! Every expectation comes from `CONTRACT.md` (§1 conventions, §2 resources,
-//! §3 the seed's endpoints, §4 the extensions, §5 the command line).
+//! Every expectation comes from the documented API: `docs/api.md`,
+//! `docs/agent-protocol.md`, `docs/security.md` and the README.
 
 /// Every database of these tests is an SQLite file.
 const BACKEND: support::Backend = support::Backend::Sqlite;

@@ -1,4 +1,4 @@
-//! CONTRACT §3: POST /change-password/ with the password rules, and
+//! POST /change-password/ (docs/api.md, Accounts) with the password rules, and
 //! POST /reset-password/ with its e-mail.
 
 use crate::support::*;
@@ -32,7 +32,7 @@ fn change_to(server: &Server, account: &Account, new_password: &str) -> Reply {
 }
 
 /// Asserts a 400 `{"new_password": [...]}` with these messages, in any order
-/// (CONTRACT §3 fixes the messages, not their order).
+/// (docs/api.md fixes the messages, not their order).
 #[track_caller]
 fn assert_new_password_errors(reply: &Reply, expected: &[&str]) {
     reply.expect_status(400);

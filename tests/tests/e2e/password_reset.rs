@@ -1,4 +1,4 @@
-//! CONTRACT §4: the e-mailed reset link — POST /reset-password/confirm/ and the
+//! The e-mailed reset link (docs/api.md, Accounts) — POST /reset-password/confirm/ and the
 //! HTML form of GET /reset-password/confirm/?key=….
 
 use crate::support::*;
@@ -40,7 +40,7 @@ pub(crate) fn confirm_with(server: &Server, key: &str, new_password: &str) -> Re
     confirm(server, json!({"key": key, "new_password": new_password}))
 }
 
-/// The messages of `field` in a 400 body, sorted (CONTRACT §3 fixes the
+/// The messages of `field` in a 400 body, sorted (docs/api.md fixes the
 /// messages of the password rules, not their order).
 #[track_caller]
 fn sorted_messages(reply: &Reply, field: &str) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! CONTRACT §2 (Profile) and §3: GET, PUT and PATCH /profile/.
+//! The profile (docs/api.md, Profile): GET, PUT and PATCH /profile/.
 
 use crate::support::*;
 use reqwest::Method;

@@ -1,4 +1,4 @@
-//! CONTRACT §3: POST /register/ and its verification e-mail.
+//! POST /register/ (docs/api.md, Accounts) and its verification e-mail.
 
 use crate::support::*;
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! CONTRACT §3 and §4 together: an account made by POST /register/ is set up
+//! Registration and verification together (docs/api.md, Accounts): an account made by POST /register/ is set up
 //! end to end — verified through its e-mailed link, given a password by
 //! change-password or by the reset link — and then logs in.
 

@@ -1,4 +1,4 @@
-//! CONTRACT §1 (Throttling): the per-address budget of the unauthenticated
+//! Throttling (docs/api.md): the per-address budget of the unauthenticated
 //! write routes, `X-Forwarded-For` behind a trusted proxy, the per-account
 //! lockout of POST /auth/ after failed logins, `--throttle off`, and the
 //! options that configure all of it.

@@ -1,4 +1,4 @@
-//! CONTRACT §4: e-mail verification — the e-mailed link (GET /verify-email/{key}/,
+//! E-mail verification (docs/api.md, Accounts) — the e-mailed link (GET /verify-email/{key}/,
 //! as JSON or as an HTML page), POST /verify-email/ and POST /verify-email/resend/.
 
 use crate::support::*;
@@ -306,7 +306,7 @@ fn the_verification_routes_have_their_allow_headers_and_options() {
     }
     let reply = server.options("/verify-email/resend/").send();
     let mut meta = reply.json()["actions"]["POST"]["email"].clone();
-    // CONTRACT §1: `max_length` too, where the field is bounded.
+    // OPTIONS metadata: `max_length` too, where the field is bounded.
     if let Some(max) = meta
         .as_object_mut()
         .and_then(|meta| meta.remove("max_length"))

@@ -1,4 +1,4 @@
-//! CONTRACT §5 for PostgreSQL: `postgres://` URLs, clear refusals that never
+//! The command line on PostgreSQL (docs/operations.md): `postgres://` URLs, clear refusals that never
 //! show the password, and instances that start (and migrate) together.
 
 use crate::support::*;
