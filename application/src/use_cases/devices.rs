@@ -4,7 +4,9 @@
 use super::DevMgr;
 use crate::ports::{CreateDeviceError, DeviceChanges, StoreError};
 use domain::device::wormhole_slug;
-use domain::text::{DEVICE_DESCRIPTION, DEVICE_NAME, TextError};
+use domain::text::{
+    AGENT_VERSION, DEVICE_DESCRIPTION, DEVICE_NAME, OPERATING_SYSTEM, TextError, UNAME,
+};
 use domain::{
     Account, CommandRecord, CommandState, Device, DeviceFacts, EmailAddress, Port, Serial,
 };
@@ -89,6 +91,15 @@ pub enum AddDeviceError {
     /// The description breaks its rule.
     #[error("invalid description: {0}")]
     Description(TextError),
+    /// A reported fact (agent version, operating system, uname) breaks the
+    /// rule the agent API applies to it.
+    #[error("invalid {fact}: {problem}")]
+    Fact {
+        /// Which fact.
+        fact: &'static str,
+        /// What is wrong with it.
+        problem: TextError,
+    },
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -229,6 +240,19 @@ impl DevMgr {
         DEVICE_DESCRIPTION
             .check(&spec.description)
             .map_err(AddDeviceError::Description)?;
+        let facts = [
+            ("agent version", &spec.facts.agent_version, AGENT_VERSION),
+            (
+                "operating system",
+                &spec.facts.operating_system,
+                OPERATING_SYSTEM,
+            ),
+            ("uname", &spec.facts.uname, UNAME),
+        ];
+        for (fact, value, rule) in facts {
+            rule.check(value)
+                .map_err(|problem| AddDeviceError::Fact { fact, problem })?;
+        }
         let account = self
             .ports
             .accounts

@@ -285,6 +285,24 @@ fn device_add_refuses_bad_input() {
     db.refuse_device(sam, "   ", &[]);
     db.refuse_device(sam, &"n".repeat(101), &[]);
     db.refuse_device(sam, "Chatty", &["--description", &"d".repeat(1001)]);
+    // What the agent API refuses, the command line refuses too.
+    db.refuse_device(sam, "Versioned", &["--agent-version", &"v".repeat(101)]);
+    db.refuse_device(sam, "Systemed", &["--operating-system", &"o".repeat(201)]);
+    db.refuse_device(sam, "Unamed", &["--uname", &"u".repeat(1001)]);
+    db.refuse_device(sam, "Tricky", &["--uname", "Linux \u{202E}pi"]);
+    // At the limits, it is accepted.
+    db.device(
+        sam,
+        "Limits",
+        &[
+            "--agent-version",
+            &"v".repeat(100),
+            "--operating-system",
+            &"o".repeat(200),
+            "--uname",
+            &"u".repeat(1000),
+        ],
+    );
 }
 
 #[test]
