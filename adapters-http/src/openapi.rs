@@ -18,6 +18,7 @@ use utoipa::openapi::schema::{
     SchemaType, Type,
 };
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::server::ServerBuilder;
 use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, LicenseBuilder, OpenApi, OpenApiBuilder,
@@ -93,6 +94,10 @@ pub fn document() -> OpenApi {
                 .description(Some(INTRODUCTION))
                 .license(Some(LicenseBuilder::new().name("MIT").build())),
         )
+        .servers(Some([ServerBuilder::new()
+            .url("/")
+            .description(Some("The server this document came from"))
+            .build()]))
         .paths(paths)
         .components(Some(components()))
         .tags(Some(
@@ -142,9 +147,7 @@ fn path_item(route: &Route) -> PathItem {
             }
         });
     }
-    let mut item = item.expect("every route has an endpoint");
-    item.description = Some(route.description.to_owned());
-    item
+    item.expect("every route has an endpoint")
 }
 
 fn http_method(method: &Method) -> HttpMethod {
@@ -158,13 +161,40 @@ fn http_method(method: &Method) -> HttpMethod {
     }
 }
 
-/// `Device Detail` + PATCH → `device_detail_patch`.
-fn operation_id(route: &Route, method: &Method) -> String {
-    format!(
-        "{}_{}",
-        route.name.to_lowercase().replace(' ', "_"),
-        method.as_str().to_lowercase()
-    )
+/// The name client generators give the operation's function: what a person
+/// would call it (`login`, `listDevices`, `rebootDevice`, …).
+fn operation_id(route: &Route, method: &Method) -> &'static str {
+    let method = method.as_str();
+    match (route.pattern, method) {
+        ("/agent/commands/", "GET") => "pollCommands",
+        ("/agent/commands/{id}/ack/", "POST") => "acknowledgeCommand",
+        ("/agent/heartbeat/", "POST") => "sendHeartbeat",
+        ("/auth/", "POST") => "login",
+        ("/auth/", "DELETE") => "logout",
+        ("/auth/logout-all/", "POST") => "logoutEverywhere",
+        ("/change-password/", "POST") => "changePassword",
+        ("/devices/", "GET") => "listDevices",
+        ("/devices/{serial}/", "GET") => "getDevice",
+        ("/devices/{serial}/", "PUT") => "replaceDevice",
+        ("/devices/{serial}/", "PATCH") => "updateDevice",
+        ("/devices/{serial}/", "DELETE") => "deleteDevice",
+        ("/devices/{serial}/commands/", "GET") => "listDeviceCommands",
+        ("/devices/{serial}/ports/", "GET") => "listDevicePorts",
+        ("/devices/{serial}/reboot/", "POST") => "rebootDevice",
+        ("/install/", "POST") => "installDevice",
+        ("/profile/", "GET") => "getProfile",
+        ("/profile/", "PUT") => "replaceProfile",
+        ("/profile/", "PATCH") => "updateProfile",
+        ("/profile/install-token/", "POST") => "replaceInstallToken",
+        ("/register/", "POST") => "register",
+        ("/reset-password/", "POST") => "requestPasswordReset",
+        ("/reset-password/confirm/", "GET") => "showPasswordResetForm",
+        ("/reset-password/confirm/", "POST") => "confirmPasswordReset",
+        ("/verify-email/", "POST") => "verifyEmail",
+        ("/verify-email/resend/", "POST") => "resendVerificationEmail",
+        ("/verify-email/{key}/", "GET") => "openVerificationLink",
+        (pattern, method) => unreachable!("no operation id for {method} {pattern}"),
+    }
 }
 
 fn tag(route: &Route) -> &'static str {
@@ -181,6 +211,7 @@ fn operation(route: &Route, endpoint: &Endpoint) -> utoipa::openapi::path::Opera
     let mut operation = OperationBuilder::new()
         .operation_id(Some(operation_id(route, &endpoint.method)))
         .summary(Some(endpoint.summary))
+        .description(Some(route.description))
         .tag(tag(route))
         .securities(Some(security(endpoint.access)));
     for name in path_parameters(route.pattern) {
@@ -235,8 +266,9 @@ fn security(access: Access) -> Vec<SecurityRequirement> {
     match access {
         Access::User => vec![scheme("Token")],
         Access::Device => vec![scheme("Device")],
-        // Public, but a presented token must be valid (and changes some answers).
-        Access::Public => vec![SecurityRequirement::default(), scheme("Token")],
+        // No credentials: a client sends none (a presented token must still
+        // be valid, which the descriptions of the few routes concerned say).
+        Access::Public => Vec::new(),
     }
 }
 

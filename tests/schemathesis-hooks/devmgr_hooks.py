@@ -20,8 +20,9 @@ Credentials:
 - operations secured by `Device` get the token of the agent's device, which
   belongs to an account of its own (`DEVMGR_AGENT_*`): generated requests,
   signed in as the run's account, cannot see it, edit it or delete it;
-- public operations get the run's token every other call, so the answers that
-  depend on being signed in (403 from `/reset-password/`) are exercised too.
+- public operations (`security: []`) get the run's token every other call, so
+  the answers that depend on being signed in (403 from `/reset-password/`) are
+  exercised too.
 
 Secrets, in positive cases only (a schema-valid request must succeed, so it
 has to carry a secret that exists; negative cases keep their generated
@@ -138,7 +139,7 @@ class DevmgrAuth:
         elif case.method == "POST" and case.path == "/auth/logout-all/":
             token = _log_in(LOGOUT_EMAIL, LOGOUT_PASSWORD)
             case.headers["Authorization"] = f"Token {token}"
-        elif {} in security:
+        elif not security:
             if next(_public_calls) % 2 == 0:
                 case.headers["Authorization"] = f"Token {token}"
         elif "Token" in schemes:
