@@ -14,6 +14,7 @@ pub mod error;
 pub mod fields;
 mod handlers;
 pub mod long_polls;
+pub mod mail_links;
 pub mod openapi;
 mod pages;
 pub mod resources;
@@ -22,6 +23,7 @@ pub mod state;
 pub mod throttle;
 
 pub use device_json::DeviceJson;
+pub use mail_links::HttpMailLinks;
 pub use state::HttpState;
 pub use throttle::{AccountThrottle, AddressThrottle, Rate};
 

@@ -49,16 +49,6 @@ impl HttpState {
         self
     }
 
-    /// The base of links in mail: the public URL when configured, else
-    /// `http://` and the address the server listens on. Never the request's
-    /// `Host`, which an attacker chooses (a reset link to their own host
-    /// would hand them the key).
-    pub fn mail_base_url(&self) -> String {
-        match &self.public_url {
-            Some(url) => url.clone(),
-            None => format!("http://{}", self.local_host),
-        }
-    }
 
     /// The base of absolute URLs: the public URL when configured, else
     /// `http://` and the request's `Host` (when it is a plausible host name).

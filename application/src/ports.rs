@@ -502,6 +502,16 @@ pub trait Mailer: Send + Sync {
     async fn send(&self, email: &Email) -> Result<(), MailError>;
 }
 
+/// Where the links in mail lead: the adapter that serves them knows their
+/// URLs; the use cases only hand it the key.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+pub trait MailLinks: Send + Sync {
+    /// The link that verifies an e-mail address with `key`.
+    fn verify_email(&self, key: &str) -> String;
+    /// The link that opens the form for a new password with `key`.
+    fn reset_password(&self, key: &str) -> String;
+}
+
 /// Hashes and checks passwords (slowly, by design).
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
@@ -546,6 +556,8 @@ pub struct Ports {
     pub login_attempts: Arc<dyn LoginAttemptRepository>,
     /// Mail delivery.
     pub mailer: Arc<dyn Mailer>,
+    /// The links in mail.
+    pub links: Arc<dyn MailLinks>,
     /// Password hashing.
     pub hasher: Arc<dyn PasswordHasher>,
     /// Time.

@@ -7,7 +7,7 @@ use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
 use application::ports::{
     AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
-    LoginAttemptRepository, Mailer, Outbox, TokenRepository,
+    LoginAttemptRepository, MailLinks, Mailer, Outbox, TokenRepository,
 };
 use application::{DevMgr, Ports, Settings};
 use std::sync::Arc;
@@ -53,12 +53,13 @@ pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError
 
 /// The application over the database, the given mailer, Argon2id and the system.
 /// At most `max_hash_queue` password hashes wait for a core; one more is
-/// refused as busy.
+/// refused as busy. Mail links come from `links`.
 pub async fn application(
     store: Store,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
     max_hash_queue: usize,
+    links: Arc<dyn MailLinks>,
 ) -> Result<DevMgr, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
@@ -68,14 +69,19 @@ pub async fn application(
     .await?;
     let hasher = Arc::new(hasher);
     let ports = match store {
-        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher),
-        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher),
+        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links),
+        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links),
     };
     Ok(DevMgr::new(ports, settings))
 }
 
 /// Every port, with one store behind all the repositories.
-fn ports_over<S>(store: Arc<S>, mailer: Arc<dyn Mailer>, hasher: Arc<Argon2Hasher>) -> Ports
+fn ports_over<S>(
+    store: Arc<S>,
+    mailer: Arc<dyn Mailer>,
+    hasher: Arc<Argon2Hasher>,
+    links: Arc<dyn MailLinks>,
+) -> Ports
 where
     S: AccountRepository
         + TokenRepository
@@ -95,6 +101,7 @@ where
         outbox: store.clone(),
         login_attempts: store,
         mailer,
+        links,
         hasher,
         clock: Arc::new(SystemClock),
         random: Arc::new(OsRandom),

@@ -111,7 +111,7 @@ pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     match ctx
         .state
         .app
-        .register(validated(email)?, &ctx.state.mail_base_url())
+        .register(validated(email)?)
         .await
     {
         Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),

@@ -11,8 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 /// `POST /reset-password/`: 204 whether or not the address has an account,
-/// at once either way (the look-up and the mail happen after the answer),
-/// with the link under the mail base, never the request's `Host`.
+/// at once either way (the look-up and the mail happen after the answer).
 pub async fn request(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     if ctx.account.is_some() {
         return Err(ApiError::Forbidden("You are already signed in."));
@@ -20,10 +19,10 @@ pub async fn request(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    let (email, base) = (validated(email)?, ctx.state.mail_base_url());
+    let email = validated(email)?;
     let app = ctx.state.app.clone();
     in_background("password reset request", async move {
-        app.request_password_reset(&email, &base).await
+        app.request_password_reset(&email).await
     });
     Ok(no_content())
 }

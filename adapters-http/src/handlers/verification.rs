@@ -48,10 +48,10 @@ pub async fn resend(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    let (email, base) = (validated(email)?, ctx.state.mail_base_url());
+    let email = validated(email)?;
     let app = ctx.state.app.clone();
     in_background("verification resend", async move {
-        app.resend_verification(&email, &base).await
+        app.resend_verification(&email).await
     });
     Ok(no_content())
 }

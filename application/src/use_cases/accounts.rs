@@ -118,15 +118,11 @@ pub struct CreatedUser {
 
 impl DevMgr {
     /// Registers an account with no usable password and returns its first
-    /// API token; a verification link under `base_url` is queued for mailing
-    /// in the same transaction.
-    pub async fn register(
-        &self,
-        email: EmailAddress,
-        base_url: &str,
-    ) -> Result<String, RegisterError> {
+    /// API token; a verification link is queued for mailing in the same
+    /// transaction.
+    pub async fn register(&self, email: EmailAddress) -> Result<String, RegisterError> {
         let token = self.mint_api_token();
-        let verification = self.verification_key(&email, base_url);
+        let verification = self.verification_key(&email);
         let account = NewAccount {
             email,
             name: String::new(),
@@ -285,7 +281,7 @@ mod tests {
             })
             .times(1)
             .returning(|new| Ok(stored(new)));
-        let token = h.app().register(email(), "http://base").await.unwrap();
+        let token = h.app().register(email()).await.unwrap();
         assert_eq!(token.len(), 40);
     }
 
@@ -295,7 +291,7 @@ mod tests {
         h.accounts
             .expect_create()
             .returning(|_| Err(CreateAccountError::DuplicateEmail));
-        let err = h.app().register(email(), "http://base").await.unwrap_err();
+        let err = h.app().register(email()).await.unwrap_err();
         assert!(matches!(err, RegisterError::DuplicateEmail));
     }
 
@@ -305,7 +301,7 @@ mod tests {
         h.accounts
             .expect_create()
             .returning(|_| Err(CreateAccountError::Store(StoreError::message("locked"))));
-        let err = h.app().register(email(), "http://base").await.unwrap_err();
+        let err = h.app().register(email()).await.unwrap_err();
         assert!(matches!(err, RegisterError::Store(_)));
     }
 

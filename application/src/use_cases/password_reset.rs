@@ -25,18 +25,14 @@ pub enum ConfirmResetError {
 }
 
 impl DevMgr {
-    /// Queues a password-reset link under `base_url` if an account has this
-    /// address; does nothing otherwise, and says nothing either way.
-    pub async fn request_password_reset(
-        &self,
-        email: &EmailAddress,
-        base_url: &str,
-    ) -> Result<(), StoreError> {
+    /// Queues a password-reset link if an account has this address; does
+    /// nothing otherwise, and says nothing either way.
+    pub async fn request_password_reset(&self, email: &EmailAddress) -> Result<(), StoreError> {
         let Some(account) = self.ports.accounts.find_by_email(email).await? else {
             return Ok(());
         };
         let key = self.mint_email_key();
-        let link = format!("{base_url}/reset-password/confirm/?key={}", key.secret);
+        let link = self.ports.links.reset_password(&key.secret);
         let now = self.ports.clock.now();
         let reset = MailedKey {
             key: NewEmailKey {
@@ -126,7 +122,7 @@ mod tests {
             .times(1)
             .returning(|_, _| Ok(()));
         h.app()
-            .request_password_reset(&email(), "http://base")
+            .request_password_reset(&email())
             .await
             .unwrap();
     }
@@ -137,7 +133,7 @@ mod tests {
         h.accounts.expect_find_by_email().returning(|_| Ok(None));
         h.keys.expect_store().never();
         h.app()
-            .request_password_reset(&email(), "http://base")
+            .request_password_reset(&email())
             .await
             .unwrap();
     }
@@ -153,7 +149,7 @@ mod tests {
             .returning(|_, _| Err(StoreError::message("full")));
         assert!(
             h.app()
-                .request_password_reset(&email(), "http://base")
+                .request_password_reset(&email())
                 .await
                 .is_err()
         );

@@ -44,6 +44,19 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
     }
 }
 
+/// Links under `http://base`, as an HTTP adapter would make them.
+struct TestLinks;
+
+impl MailLinks for TestLinks {
+    fn verify_email(&self, key: &str) -> String {
+        format!("http://base/verify-email/{key}/")
+    }
+
+    fn reset_password(&self, key: &str) -> String {
+        format!("http://base/reset-password/confirm/?key={key}")
+    }
+}
+
 /// One mock per port; set expectations, then call [`Harness::app`].
 pub(crate) struct Harness {
     pub accounts: MockAccountRepository,
@@ -106,6 +119,7 @@ impl Harness {
                 outbox: Arc::new(self.outbox),
                 login_attempts: Arc::new(self.login_attempts),
                 mailer: Arc::new(self.mailer),
+                links: Arc::new(TestLinks),
                 hasher: Arc::new(self.hasher),
                 clock: Arc::new(clock),
                 random: Arc::new(random),

@@ -35,28 +35,24 @@ impl DevMgr {
         }
     }
 
-    /// Queues a fresh verification link under `base_url` for an existing,
-    /// unverified account with this address; does nothing otherwise and
-    /// says nothing either way. Earlier links keep working.
-    pub async fn resend_verification(
-        &self,
-        email: &EmailAddress,
-        base_url: &str,
-    ) -> Result<(), StoreError> {
+    /// Queues a fresh verification link for an existing, unverified account
+    /// with this address; does nothing otherwise and says nothing either
+    /// way. Earlier links keep working.
+    pub async fn resend_verification(&self, email: &EmailAddress) -> Result<(), StoreError> {
         let Some(account) = self.ports.accounts.find_by_email(email).await? else {
             return Ok(());
         };
         if account.email_verified {
             return Ok(());
         }
-        let verification = self.verification_key(&account.email, base_url);
+        let verification = self.verification_key(&account.email);
         self.ports.keys.store(account.id, verification).await
     }
 
     /// A new verification key for `email` and the mail that carries its link.
-    pub(super) fn verification_key(&self, email: &EmailAddress, base_url: &str) -> MailedKey {
+    pub(super) fn verification_key(&self, email: &EmailAddress) -> MailedKey {
         let key = self.mint_email_key();
-        let link = format!("{base_url}/verify-email/{}/", key.secret);
+        let link = self.ports.links.verify_email(&key.secret);
         let now = self.ports.clock.now();
         MailedKey {
             key: NewEmailKey {
@@ -123,7 +119,7 @@ mod tests {
             .times(1)
             .returning(|_, _| Ok(()));
         h.app()
-            .resend_verification(&email(), "http://base")
+            .resend_verification(&email())
             .await
             .unwrap();
     }
@@ -138,10 +134,10 @@ mod tests {
             .returning(move |_| Ok(answers.next().flatten()));
         h.keys.expect_store().never();
         let app = h.app();
-        app.resend_verification(&email(), "http://base")
+        app.resend_verification(&email())
             .await
             .unwrap();
-        app.resend_verification(&email(), "http://base")
+        app.resend_verification(&email())
             .await
             .unwrap();
     }

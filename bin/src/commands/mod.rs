@@ -7,6 +7,7 @@ mod user;
 
 use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
 use crate::{CommandError, print_json, wiring};
+use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
 use application::{DevMgr, Settings};
 use std::sync::Arc;
@@ -32,11 +33,13 @@ pub async fn run(cli: Cli) -> Result<(), CommandError> {
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
     let (store, _) = wiring::open_store(&cli.database_url).await?;
+    let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
     wiring::application(
         store,
         Arc::new(LogMailer),
         Settings::default(),
         adapters_system::DEFAULT_MAX_QUEUE,
+        Arc::new(links),
     )
     .await
 }

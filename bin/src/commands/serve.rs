@@ -1,6 +1,6 @@
 use crate::cli::{Cli, ServeArgs, SmtpStartTls, Throttle};
 use crate::{CommandError, os, print_json, wiring};
-use adapters_http::{AccountThrottle, AddressThrottle, HttpState, ServeLimits};
+use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
 use adapters_mail::{DirMailer, LogMailer, SmtpMailer, StartTls, smtp_url_has_user};
 use application::ports::{LockoutPolicy, Mailer};
 use application::{DevMgr, Settings};
@@ -35,10 +35,12 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
         }),
         ..Settings::default()
     };
-    let app = wiring::application(store, mailer, settings, args.max_hash_queue).await?;
     let listener = TcpListener::bind(&args.bind)
         .map_err(|e| CommandError(format!("cannot listen on {}: {e}", args.bind)))?;
     let address = listener.local_addr().map_err(CommandError::from_display)?;
+    let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
+    let app = wiring::application(store, mailer, settings, args.max_hash_queue, Arc::new(links))
+        .await?;
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
     let throttles = throttled.then(|| Throttles {
         addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),
