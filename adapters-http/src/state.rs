@@ -49,7 +49,6 @@ impl HttpState {
         self
     }
 
-
     /// The base of absolute URLs: the public URL when configured, else
     /// `http://` and the request's `Host` (when it is a plausible host name).
     pub fn base_url(&self, req: &HttpRequest) -> String {

@@ -63,7 +63,7 @@ impl CommandRepository for PgStore {
             })
             .await?;
         if queued {
-            self.command_signals.wake(device);
+            self.wakeups.wake(device);
         }
         Ok(queued)
     }
@@ -217,6 +217,6 @@ impl CommandRepository for PgStore {
     }
 
     fn listen(&self, device: &Serial) -> Box<dyn CommandListener> {
-        Box::new(self.command_signals.listen(device))
+        Box::new(self.wakeups.listen(device))
     }
 }

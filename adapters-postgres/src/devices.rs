@@ -239,7 +239,7 @@ impl DeviceRepository for PgStore {
             })
             .await?;
         if deleted {
-            self.command_signals.wake(serial);
+            self.wakeups.wake(serial);
         }
         Ok(deleted)
     }

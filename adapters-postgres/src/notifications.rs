@@ -4,7 +4,7 @@
 //! it commits; each process keeps one session listening and turns those
 //! notifications into local wake-ups.
 
-use command_signals::CommandSignals;
+use adapters_wakeups::Wakeups;
 use domain::Serial;
 use futures_util::StreamExt;
 use std::sync::Arc;
@@ -36,7 +36,7 @@ impl Drop for Notifications {
 /// commits from then on wakes this process.
 pub(crate) async fn listen(
     config: &Config,
-    signals: Arc<CommandSignals>,
+    signals: Arc<Wakeups>,
     mail: Arc<Notify>,
 ) -> Result<Notifications, tokio_postgres::Error> {
     let session = Session::open(config, &signals, &mail).await?;
@@ -49,7 +49,7 @@ pub(crate) async fn listen(
 async fn keep_listening(
     config: Config,
     mut session: Session,
-    signals: Arc<CommandSignals>,
+    signals: Arc<Wakeups>,
     mail: Arc<Notify>,
 ) {
     loop {
@@ -82,7 +82,7 @@ struct Session {
 impl Session {
     async fn open(
         config: &Config,
-        signals: &Arc<CommandSignals>,
+        signals: &Arc<Wakeups>,
         mail: &Arc<Notify>,
     ) -> Result<Self, tokio_postgres::Error> {
         let (client, mut connection) = config.connect(NoTls).await?;
@@ -114,7 +114,7 @@ impl Session {
     }
 }
 
-fn deliver(note: &Notification, signals: &CommandSignals, mail: &Notify) {
+fn deliver(note: &Notification, signals: &Wakeups, mail: &Notify) {
     match note.channel() {
         COMMANDS_CHANNEL => signals.wake(&Serial::from_stored(note.payload().to_owned())),
         MAIL_CHANNEL => mail.notify_one(),

@@ -2,8 +2,8 @@
 //! and migrations.
 
 use crate::notifications::{self, Notifications};
+use adapters_wakeups::Wakeups;
 use application::StoreError;
-use command_signals::CommandSignals;
 use deadpool_postgres::{
     Client, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Transaction,
 };
@@ -57,7 +57,7 @@ pub enum OpenError {
 pub struct PgStore {
     config: Arc<tokio_postgres::Config>,
     pool: Pool,
-    pub(crate) command_signals: Arc<CommandSignals>,
+    pub(crate) wakeups: Arc<Wakeups>,
     mail_queued: Arc<Notify>,
     _notifications: Arc<Notifications>,
 }
@@ -104,16 +104,15 @@ impl PgStore {
                 .await
                 .map_err(|e| OpenError::Connect(e.to_string()))?,
         );
-        let command_signals = Arc::new(CommandSignals::default());
+        let wakeups = Arc::new(Wakeups::default());
         let mail_queued = Arc::new(Notify::new());
-        let notifications =
-            notifications::listen(&config, command_signals.clone(), mail_queued.clone())
-                .await
-                .map_err(|e| OpenError::Connect(e.to_string()))?;
+        let notifications = notifications::listen(&config, wakeups.clone(), mail_queued.clone())
+            .await
+            .map_err(|e| OpenError::Connect(e.to_string()))?;
         Ok(Self {
             config: Arc::new(config),
             pool,
-            command_signals,
+            wakeups,
             mail_queued,
             _notifications: Arc::new(notifications),
         })
@@ -313,7 +312,7 @@ mod tests {
         ignore = "PostgreSQL tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
     )]
     async fn a_transaction_aborted_by_a_deadlock_runs_again_and_succeeds() {
-        let database = tokio::task::spawn_blocking(test_postgres::TestDatabase::create)
+        let database = tokio::task::spawn_blocking(scratch_postgres::TestDatabase::create)
             .await
             .unwrap();
         database.execute("CREATE TABLE pairs (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO pairs VALUES (1, 0), (2, 0)");

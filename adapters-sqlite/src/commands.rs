@@ -45,7 +45,7 @@ impl CommandRepository for SqliteStore {
             })
             .await?;
         if queued {
-            self.command_signals.wake(device);
+            self.wakeups.wake(device);
         }
         Ok(queued)
     }
@@ -174,7 +174,7 @@ impl CommandRepository for SqliteStore {
     }
 
     fn listen(&self, device: &Serial) -> Box<dyn CommandListener> {
-        Box::new(self.command_signals.listen(device))
+        Box::new(self.wakeups.listen(device))
     }
 }
 

@@ -187,7 +187,7 @@ impl DeviceRepository for SqliteStore {
             .await?;
         if deleted {
             // A long poll in progress ends now; the agent's next call gets 401.
-            self.command_signals.wake(serial);
+            self.wakeups.wake(serial);
         }
         Ok(deleted)
     }

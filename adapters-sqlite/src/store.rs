@@ -1,7 +1,7 @@
 //! The connection pool, its per-connection settings, and migrations.
 
+use adapters_wakeups::Wakeups;
 use application::StoreError;
-use command_signals::CommandSignals;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
@@ -58,7 +58,7 @@ pub struct SqliteStore {
     pool: Pool<SqliteConnectionManager>,
     permits: Arc<Semaphore>,
     mail_queued: Arc<Notify>,
-    pub(crate) command_signals: Arc<CommandSignals>,
+    pub(crate) wakeups: Arc<Wakeups>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -97,7 +97,7 @@ impl SqliteStore {
             pool,
             permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
             mail_queued: Arc::new(Notify::new()),
-            command_signals: Arc::default(),
+            wakeups: Arc::default(),
         })
     }
 

@@ -2,7 +2,7 @@
 //! as stored), migrations, and two processes writing one file at once.
 //!
 //! Everything the ports show is in the repository contract
-//! (`store-contract/tests/contract`), run against every adapter.
+//! (`tests/store-contract/tests/contract`), run against every adapter.
 
 use adapters_sqlite::SqliteStore;
 use application::ports::{AccountRepository, CommandRepository, DeviceRepository, TokenRepository};

@@ -108,12 +108,7 @@ pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    match ctx
-        .state
-        .app
-        .register(validated(email)?)
-        .await
-    {
+    match ctx.state.app.register(validated(email)?).await {
         Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),
         Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
             "email",

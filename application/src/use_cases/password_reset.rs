@@ -121,10 +121,7 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(()));
-        h.app()
-            .request_password_reset(&email())
-            .await
-            .unwrap();
+        h.app().request_password_reset(&email()).await.unwrap();
     }
 
     #[tokio::test]
@@ -132,10 +129,7 @@ mod tests {
         let mut h = Harness::new();
         h.accounts.expect_find_by_email().returning(|_| Ok(None));
         h.keys.expect_store().never();
-        h.app()
-            .request_password_reset(&email())
-            .await
-            .unwrap();
+        h.app().request_password_reset(&email()).await.unwrap();
     }
 
     #[tokio::test]
@@ -147,12 +141,7 @@ mod tests {
         h.keys
             .expect_store()
             .returning(|_, _| Err(StoreError::message("full")));
-        assert!(
-            h.app()
-                .request_password_reset(&email())
-                .await
-                .is_err()
-        );
+        assert!(h.app().request_password_reset(&email()).await.is_err());
     }
 
     #[tokio::test]

@@ -118,10 +118,7 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(()));
-        h.app()
-            .resend_verification(&email())
-            .await
-            .unwrap();
+        h.app().resend_verification(&email()).await.unwrap();
     }
 
     #[tokio::test]
@@ -134,11 +131,7 @@ mod tests {
             .returning(move |_| Ok(answers.next().flatten()));
         h.keys.expect_store().never();
         let app = h.app();
-        app.resend_verification(&email())
-            .await
-            .unwrap();
-        app.resend_verification(&email())
-            .await
-            .unwrap();
+        app.resend_verification(&email()).await.unwrap();
+        app.resend_verification(&email()).await.unwrap();
     }
 }

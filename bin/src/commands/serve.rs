@@ -39,8 +39,14 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
         .map_err(|e| CommandError(format!("cannot listen on {}: {e}", args.bind)))?;
     let address = listener.local_addr().map_err(CommandError::from_display)?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
-    let app = wiring::application(store, mailer, settings, args.max_hash_queue, Arc::new(links))
-        .await?;
+    let app = wiring::application(
+        store,
+        mailer,
+        settings,
+        args.max_hash_queue,
+        Arc::new(links),
+    )
+    .await?;
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
     let throttles = throttled.then(|| Throttles {
         addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),

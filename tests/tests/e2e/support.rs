@@ -137,7 +137,7 @@ pub struct Db {
 enum Store {
     /// Not yet created: the first command creates the file.
     Sqlite(PathBuf),
-    Postgres(Arc<test_postgres::TestDatabase>),
+    Postgres(Arc<scratch_postgres::TestDatabase>),
 }
 
 impl Db {
@@ -151,7 +151,9 @@ impl Db {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let store = match backend {
             Backend::Sqlite => Store::Sqlite(dir.path().join("devmgr.db")),
-            Backend::Postgres => Store::Postgres(Arc::new(test_postgres::TestDatabase::create())),
+            Backend::Postgres => {
+                Store::Postgres(Arc::new(scratch_postgres::TestDatabase::create()))
+            }
         };
         Db {
             dir: Arc::new(dir),
@@ -177,7 +179,7 @@ impl Db {
     /// The PostgreSQL database, for tests of PostgreSQL alone.
     #[track_caller]
     #[allow(dead_code, reason = "only the e2e_postgres binary uses it")]
-    pub fn postgres(&self) -> &test_postgres::TestDatabase {
+    pub fn postgres(&self) -> &scratch_postgres::TestDatabase {
         match &self.store {
             Store::Postgres(database) => database,
             Store::Sqlite(_) => panic!("a test of PostgreSQL ran on SQLite"),

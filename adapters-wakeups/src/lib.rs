@@ -2,7 +2,7 @@
 //!
 //! A long poll subscribes to its device's channel before it looks for pending
 //! commands; queuing a command sends on the channel after the commit (the
-//! storage adapter calls [`CommandSignals::wake`], directly or when the
+//! storage adapter calls [`Wakeups::wake`], directly or when the
 //! database tells it another process queued one). So a command queued at any
 //! moment after the subscription wakes the poll, and nothing ever polls the
 //! database.
@@ -17,11 +17,11 @@ use tokio::sync::watch;
 
 /// One wake-up channel per device that has a long poll waiting.
 #[derive(Default)]
-pub struct CommandSignals {
+pub struct Wakeups {
     channels: Mutex<HashMap<Serial, watch::Sender<()>>>,
 }
 
-impl CommandSignals {
+impl Wakeups {
     fn channels(&self) -> MutexGuard<'_, HashMap<Serial, watch::Sender<()>>> {
         // A panic while holding the lock leaves the map consistent: every
         // operation on it is a single insert, lookup or removal.
@@ -67,7 +67,7 @@ impl CommandSignals {
 
 /// A subscription of one long poll; the channel goes when its last one does.
 pub struct Listener {
-    signals: Arc<CommandSignals>,
+    signals: Arc<Wakeups>,
     serial: Serial,
     receiver: watch::Receiver<()>,
 }
@@ -104,7 +104,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_wake_after_listening_ends_the_wait() {
-        let signals = Arc::new(CommandSignals::default());
+        let signals = Arc::new(Wakeups::default());
         let mut listener = signals.listen(&serial(1));
         signals.wake(&serial(1));
         let started = Instant::now();
@@ -114,7 +114,7 @@ mod tests {
 
     #[tokio::test]
     async fn other_devices_do_not_wake_the_wait() {
-        let signals = Arc::new(CommandSignals::default());
+        let signals = Arc::new(Wakeups::default());
         let mut listener = signals.listen(&serial(1));
         signals.wake(&serial(2));
         let woken = tokio::time::timeout(Duration::from_millis(50), listener.receiver.changed());
@@ -123,7 +123,7 @@ mod tests {
 
     #[tokio::test]
     async fn waking_all_ends_every_wait() {
-        let signals = Arc::new(CommandSignals::default());
+        let signals = Arc::new(Wakeups::default());
         let mut first = signals.listen(&serial(1));
         let mut second = signals.listen(&serial(2));
         signals.wake_all();
@@ -135,7 +135,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_wake_before_listening_is_not_remembered() {
-        let signals = Arc::new(CommandSignals::default());
+        let signals = Arc::new(Wakeups::default());
         signals.wake(&serial(1));
         let mut listener = signals.listen(&serial(1));
         let woken = tokio::time::timeout(Duration::from_millis(50), listener.receiver.changed());
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn channels_go_with_their_last_listener() {
-        let signals = Arc::new(CommandSignals::default());
+        let signals = Arc::new(Wakeups::default());
         let first = signals.listen(&serial(1));
         let second = signals.listen(&serial(1));
         assert_eq!(signals.channel_count(), 1);

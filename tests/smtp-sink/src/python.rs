@@ -1,4 +1,4 @@
-//! A `python3` that imports aiosmtpd, pinned in `smtp-sink/requirements.txt`
+//! A `python3` that imports aiosmtpd, pinned in `tests/smtp-sink/requirements.txt`
 //! and installed under `target/` once.
 
 use python_tools::{Packages, Python};

@@ -115,7 +115,7 @@ pub async fn sqlite() -> Opened<SqliteStore> {
 /// `DEVMGR_TEST_POSTGRES_URL`, migrated. The database is dropped when the
 /// value goes.
 pub async fn postgres() -> Opened<PgStore> {
-    let database = tokio::task::spawn_blocking(test_postgres::TestDatabase::create)
+    let database = tokio::task::spawn_blocking(scratch_postgres::TestDatabase::create)
         .await
         .expect("creating a PostgreSQL database panicked");
     let store = PgStore::connect(database.url())

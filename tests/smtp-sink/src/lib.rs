@@ -14,7 +14,7 @@
 //! with `defer` with `451 4.3.0`.
 //!
 //! Needs `python3` with pip. The first sink of a test process installs
-//! aiosmtpd, at the versions pinned in `smtp-sink/requirements.txt`, under
+//! aiosmtpd, at the versions pinned in `tests/smtp-sink/requirements.txt`, under
 //! `target/<profile>/python/` (once per set of pins).
 //!
 //! [aiosmtpd]: https://aiosmtpd.aio-libs.org/
