@@ -38,7 +38,7 @@ pub(crate) const PORT_PROTOCOL: Field =
 pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
     .optional()
     .blank_ok()
-    .max(domain::port::MAX_PORT_NAME_CHARS);
+    .max(domain::listening_port::MAX_PORT_NAME_CHARS);
 /// A listening port, as reported in heartbeats and listed.
 pub(crate) const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
 

@@ -1,8 +1,8 @@
 //! Devices: what the server knows about one machine of an account.
 
 use crate::account::AccountId;
+use crate::listening_port::Port;
 use crate::machine_type::MachineType;
-use crate::port::Port;
 use crate::time::Timestamp;
 use std::fmt;
 use thiserror::Error;
@@ -93,7 +93,7 @@ pub struct FactsReport {
     /// Memory in MiB.
     pub ram_capacity: Option<i64>,
     /// The listening ports, replacing the stored list (normalized with
-    /// [`normalize_ports`](crate::port::normalize_ports)).
+    /// [`normalize_ports`](crate::listening_port::normalize_ports)).
     pub ports: Option<Vec<Port>>,
 }
 

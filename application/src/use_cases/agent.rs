@@ -140,7 +140,7 @@ impl DevMgr {
         report: FactsReport,
     ) -> Result<HeartbeatReply, StoreError> {
         let mut report = report;
-        report.ports = report.ports.map(domain::port::normalize_ports);
+        report.ports = report.ports.map(domain::listening_port::normalize_ports);
         let now = self.ports.clock.now();
         self.ports
             .devices

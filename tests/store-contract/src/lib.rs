@@ -24,7 +24,7 @@ use application::ports::{
 };
 use chrono::{TimeZone, Utc};
 use domain::command::REDELIVERY_AFTER;
-use domain::port::normalize_ports;
+use domain::listening_port::normalize_ports;
 use domain::secret::SecretHash;
 use domain::{
     Account, AccountId, Command, CommandOutcome, CommandStatus, Device, DeviceFacts, EmailAddress,
