@@ -6,7 +6,8 @@ has an account? (Standard library only.)
    a temporary SQLite file and reads the `{"listening": URL}` line;
 2. makes one verified account with the command line;
 3. sends `--rounds` rounds of requests, each round one request for the
-   account's address and one for an address nobody has, in alternating order
+   account's address and one for an address nobody has (of the same length,
+   so that reading the body costs the same), in alternating order
    (so drift in the machine's load hits both alike), one at a time over one
    keep-alive connection;
 4. prints the median, p90 and p99 of each kind and the ratio of the medians.
@@ -31,6 +32,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The account's address; the unknown ones have the same length.
+KNOWN = "k0000000@example.com"
 
 
 def binary() -> str:
@@ -68,7 +71,7 @@ def main() -> int:
         try:
             subprocess.run(
                 [binary(), "--database-url", f"sqlite://{workdir / 'devmgr.db'}",
-                 "user", "create", "--email", "known@example.com", "--verified"],
+                 "user", "create", "--email", KNOWN, "--verified"],
                 check=True, stdout=subprocess.DEVNULL,
             )
             host, port = url.removeprefix("http://").split(":")
@@ -76,7 +79,7 @@ def main() -> int:
             timings = {"known": [], "unknown": []}
 
             def request(kind: str, n: int) -> None:
-                email = "known@example.com" if kind == "known" else f"nobody-{n}@example.com"
+                email = KNOWN if kind == "known" else f"n{n % 10_000_000:07d}@example.com"
                 body = json.dumps({"email": email})
                 started = time.perf_counter()
                 connection.request("POST", "/reset-password/", body,
