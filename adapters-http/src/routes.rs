@@ -145,7 +145,7 @@ impl Route {
         }
     }
 
-    /// The `Allow` header: the route's methods in the contract's order.
+    /// The `Allow` header: the route's methods in the documented order (docs/api.md).
     pub fn allow(&self) -> String {
         let has = |m: &Method| self.endpoints.iter().any(|e| e.method == m);
         let order = [

@@ -1,16 +1,16 @@
-//! The repository stands alone: nothing in it points to a file outside it
-//! (the specification and contract the project was built from live outside
-//! the repository; code and docs cite `docs/` instead).
+//! The repository stands alone: nothing in it points to a file outside it;
+//! code and docs cite `docs/` instead.
 
 use std::path::Path;
 use std::process::Command;
 
-/// Words that name files outside the repository.
+/// Words that name files outside the repository (spelled in pieces, so that
+/// this file does not name them either and is checked like the others).
 const OUTSIDE: &[&str] = &[
-    "../shared",
-    "CONTRACT.md",
-    "CONTRACT §",
-    "seed/device-management-api",
+    concat!("../", "shared"),
+    concat!("CONTRACT", ".md"),
+    concat!("CONTRACT", " §"),
+    concat!("seed/", "device-management-api"),
 ];
 
 #[test]
@@ -25,9 +25,6 @@ fn no_tracked_file_points_outside_the_repository() {
     let mut offenders = Vec::new();
     for name in listed.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = String::from_utf8_lossy(name).into_owned();
-        if name == "tests/tests/self_contained.rs" {
-            continue;
-        }
         let Ok(text) = std::fs::read_to_string(root.join(&name)) else {
             continue;
         };

@@ -1,5 +1,5 @@
 //! The API's own description: `GET /openapi.json` (an OpenAPI 3.1 document
-//! that a validator accepts, covering every route of the contract and
+//! that a validator accepts, covering every documented route (docs/api.md) and
 //! agreeing with OPTIONS), and the browsable docs at `/docs/`, rendered by a
 //! real headless browser.
 //!
@@ -128,7 +128,7 @@ fn the_document_is_openapi_3_1_and_a_validator_accepts_it() {
 }
 
 #[test]
-fn every_route_of_the_contract_is_described_with_its_methods_and_slash() {
+fn every_documented_route_is_described_with_its_methods_and_slash() {
     let server = Server::start();
     let doc = document(&server);
     let documented: BTreeSet<String> = doc["paths"]
@@ -137,11 +137,11 @@ fn every_route_of_the_contract_is_described_with_its_methods_and_slash() {
         .keys()
         .cloned()
         .collect();
-    let contract: BTreeSet<String> = DOCUMENTED_OPERATIONS
+    let described: BTreeSet<String> = DOCUMENTED_OPERATIONS
         .iter()
         .map(|(path, _)| (*path).to_owned())
         .collect();
-    assert_eq!(documented, contract);
+    assert_eq!(documented, described);
     for (path, methods) in DOCUMENTED_OPERATIONS {
         let ops = operations(&doc, path);
         let listed: Vec<&str> = ops.keys().map(String::as_str).collect();
@@ -380,7 +380,7 @@ fn options_and_the_document_describe_every_body_alike() {
             compared += 1;
         }
     }
-    // Every POST, PUT and PATCH that takes fields: 14 in the contract.
+    // Every POST, PUT and PATCH that takes fields: as docs/api.md lists them.
     assert_eq!(compared, 14);
 }
 
