@@ -73,10 +73,6 @@ impl CommandStatus {
         }
     }
 
-    /// Whether the command has ended: nothing reported after it changes it.
-    pub const fn is_final(self) -> bool {
-        matches!(self, Self::Done | Self::Failed)
-    }
 
     /// The status with this exact code.
     pub fn from_code(code: &str) -> Option<Self> {
@@ -232,7 +228,6 @@ mod tests {
         assert_eq!(done.state(old, lifetime), CommandState::Done);
         let failed = record(true, Some(CommandStatus::Failed));
         assert_eq!(failed.state(young, lifetime), CommandState::Failed);
-        assert!(CommandStatus::Done.is_final() && !CommandStatus::Received.is_final());
     }
 
     #[test]

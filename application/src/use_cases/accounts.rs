@@ -1,6 +1,6 @@
 //! Registering, the profile, and passwords.
 
-use super::{DevMgr, LoginError};
+use super::DevMgr;
 use crate::ports::{CreateAccountError, NewAccount, StoreError};
 use domain::password::{self, PasswordProblem};
 use domain::text::{PROFILE_NAME, TextError};
@@ -56,16 +56,6 @@ pub enum ChangePasswordError {
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-impl From<LoginError> for ChangePasswordError {
-    fn from(error: LoginError) -> Self {
-        match error {
-            LoginError::LockedOut { retry_after_secs } => Self::LockedOut { retry_after_secs },
-            LoginError::Store(e) => Self::Store(e),
-            other => Self::Store(StoreError::message(other.to_string())),
-        }
-    }
 }
 
 /// Why a profile update was refused.
@@ -167,7 +157,9 @@ impl DevMgr {
             (None, _) => None,
             (Some(_), None) => Some(OldPasswordProblem::Missing),
             (Some(hash), Some(old)) => {
-                self.admit_password_attempt(&account.email).await?;
+                if let Some(retry_after_secs) = self.admit_password_attempt(&account.email).await? {
+                    return Err(ChangePasswordError::LockedOut { retry_after_secs });
+                }
                 let matches = self.ports.hasher.verify(old, Some(hash.clone())).await?;
                 if matches {
                     self.forget_failed_attempts(&account.email).await?;

@@ -36,7 +36,9 @@ impl DevMgr {
     /// number of concurrent attempts no more are checked than the lockout
     /// still allows, and a locked address is refused without a check.
     pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
-        self.admit_password_attempt(email).await?;
+        if let Some(retry_after_secs) = self.admit_password_attempt(email).await? {
+            return Err(LoginError::LockedOut { retry_after_secs });
+        }
         let account = self.ports.accounts.find_by_email(email).await?;
         let hash = account.as_ref().and_then(|a| a.password_hash.clone());
         let matches = self.ports.hasher.verify(password, hash).await?;
@@ -57,27 +59,28 @@ impl DevMgr {
     }
 
     /// Counts a password attempt on the address against the lockout (a
-    /// failure until [`forget_failed_attempts`](Self::forget_failed_attempts)),
-    /// or refuses it while the address is locked.
+    /// failure until [`forget_failed_attempts`](Self::forget_failed_attempts)).
+    /// While the address is locked the attempt is refused: `Some` whole
+    /// seconds until the lock ends.
     pub(super) async fn admit_password_attempt(
         &self,
         email: &EmailAddress,
-    ) -> Result<(), LoginError> {
+    ) -> Result<Option<u64>, StoreError> {
         let Some(policy) = self.settings.login_lockout else {
-            return Ok(());
+            return Ok(None);
         };
         let now = self.ports.clock.now();
-        match self
-            .ports
-            .login_attempts
-            .admit(&email.lookup_key(), now, policy)
-            .await?
-        {
-            Admission::Admitted => Ok(()),
-            Admission::Locked(until) => Err(LoginError::LockedOut {
-                retry_after_secs: seconds_until(until, now),
-            }),
-        }
+        Ok(
+            match self
+                .ports
+                .login_attempts
+                .admit(&email.lookup_key(), now, policy)
+                .await?
+            {
+                Admission::Admitted => None,
+                Admission::Locked(until) => Some(seconds_until(until, now)),
+            },
+        )
     }
 
     /// The password was right: the address's failures are forgotten.
