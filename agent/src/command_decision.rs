@@ -47,11 +47,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn command(id: &str, action: &str) -> Command {
-        Command {
-            id: id.to_owned(),
-            action: action.to_owned(),
-            issued_time: "2026-11-21T10:00:00".to_owned(),
-        }
+        Command::for_tests(id, action)
     }
 
     fn journal() -> CommandJournal {

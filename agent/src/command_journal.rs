@@ -292,11 +292,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     fn command(id: &str, action: &str) -> Command {
-        Command {
-            id: id.to_owned(),
-            action: action.to_owned(),
-            issued_time: "2026-11-21T10:00:00".to_owned(),
-        }
+        Command::for_tests(id, action)
     }
 
     fn names_in(directory: &Path) -> Vec<String> {

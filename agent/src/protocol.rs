@@ -125,6 +125,18 @@ pub struct Command {
     pub issued_time: String,
 }
 
+#[cfg(test)]
+impl Command {
+    /// A command with this id and action, issued at a fixed time (for tests).
+    pub(crate) fn for_tests(id: &str, action: &str) -> Self {
+        Self {
+            id: id.to_owned(),
+            action: action.to_owned(),
+            issued_time: "2026-11-21T10:00:00".to_owned(),
+        }
+    }
+}
+
 /// What an acknowledgement says of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -73,7 +73,6 @@ impl CommandStatus {
         }
     }
 
-
     /// The status with this exact code.
     pub fn from_code(code: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.code() == code)
