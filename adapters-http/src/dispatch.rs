@@ -1,69 +1,22 @@
 //! The one entry point of every request. It applies the conventions of
 //! `docs/api.md` (Conventions) in DRF's order: trailing-slash redirect, 404, authentication,
-//! OPTIONS, permission, 405, throttling, body parsing; then calls the endpoint.
+//! OPTIONS, permission, 405, throttling, body parsing; then hands the request
+//! to the endpoint, whose typed extractors read what was found here.
 
 use crate::auth::{self, Presented, Scheme};
 use crate::body;
 use crate::error::ApiError;
-use crate::fields::{Form, actions_entry};
-use crate::routes::{self, Access, Route};
+use crate::extract::{Access, Caller, JsonObject, PathParams};
+use crate::fields::actions_entry;
+use crate::routes::{self, Route};
 use crate::state::HttpState;
 use actix_web::http::{Method, header};
 use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
-use domain::{Account, Device};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use futures_util::FutureExt;
-use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value, json};
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
-
-/// The code behind one endpoint.
-pub type Handler = fn(Ctx) -> LocalBoxFuture<'static, Result<HttpResponse, ApiError>>;
-
-/// Everything an endpoint gets: the request, the caller, the parsed body.
-pub struct Ctx {
-    /// The request.
-    pub req: HttpRequest,
-    /// Shared state.
-    pub state: Data<HttpState>,
-    /// The authenticated account, if a valid token was presented.
-    pub account: Option<Account>,
-    /// The presented user token, if valid.
-    pub token: Option<String>,
-    /// The authenticated device, on agent routes.
-    pub device: Option<Device>,
-    /// `{param}` values of the path, in order.
-    pub params: Vec<String>,
-    /// The JSON object body (`{}` when empty or for methods without a body).
-    pub body: Map<String, Value>,
-}
-
-impl Ctx {
-    /// The authenticated account (endpoints with [`Access::User`] always have one).
-    pub fn user(&self) -> Result<&Account, ApiError> {
-        self.account
-            .as_ref()
-            .ok_or_else(|| Scheme::Token.not_provided())
-    }
-
-    /// The authenticated device (endpoints with [`Access::Device`] always have one).
-    pub fn agent(&self) -> Result<&Device, ApiError> {
-        self.device
-            .as_ref()
-            .ok_or_else(|| Scheme::Device.not_provided())
-    }
-
-    /// Starts validating the body (which the context gives up).
-    pub fn form(&mut self) -> Form {
-        Form::new(std::mem::take(&mut self.body))
-    }
-
-    /// Absolute URLs start with this: `--public-url`, else `http://` + Host.
-    pub fn base_url(&self) -> String {
-        self.state.base_url(&self.req)
-    }
-}
 
 /// Logs one line per request: method, path (never the query string, nor a
 /// key in the path: both may carry keys), status and duration.
@@ -113,7 +66,7 @@ async fn serve(
         return Ok(options(route));
     }
     let Some(endpoint) = route.endpoint(&method) else {
-        if route.is_protected() && caller.is_anonymous() {
+        if route.is_protected() && caller.account.is_none() && caller.device.is_none() {
             return Err(scheme.not_provided());
         }
         return Err(ApiError::MethodNotAllowed {
@@ -134,27 +87,19 @@ async fn serve(
     {
         throttle.check(&req).map_err(ApiError::Throttled)?;
     }
-    let body = if [Method::POST, Method::PUT, Method::PATCH].contains(&method) {
+    let body = if endpoint.takes_body() {
         let bytes = body::read_limited(&req, payload).await?;
         body::parse_object(&req, &bytes)?
     } else {
         Map::new()
     };
-    let Caller {
-        account,
-        token,
-        device,
-    } = caller;
-    (endpoint.handler)(Ctx {
-        req,
-        state,
-        account,
-        token,
-        device,
-        params,
-        body,
-    })
-    .await
+    {
+        let mut extensions = req.extensions_mut();
+        extensions.insert(caller);
+        extensions.insert(PathParams(params));
+        extensions.insert(JsonObject(body));
+    }
+    Ok(endpoint.call(req, actix_web::dev::Payload::None).await)
 }
 
 /// 301 to `path/` when that is a route (query string kept); 404 otherwise.
@@ -170,20 +115,6 @@ fn redirect_to_slash(req: &HttpRequest, path: &str) -> Result<HttpResponse, ApiE
     Ok(HttpResponse::MovedPermanently()
         .insert_header((header::LOCATION, location))
         .finish())
-}
-
-/// Who presented valid credentials, if anyone.
-#[derive(Default)]
-struct Caller {
-    account: Option<Account>,
-    token: Option<String>,
-    device: Option<Device>,
-}
-
-impl Caller {
-    fn is_anonymous(&self) -> bool {
-        self.account.is_none() && self.device.is_none()
-    }
 }
 
 /// Validates the credentials of the route's scheme. Only a malformed or

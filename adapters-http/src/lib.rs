@@ -2,33 +2,41 @@
 //!
 //! Every request goes through [`dispatch`](dispatch::dispatch), which applies
 //! the conventions of `docs/api.md` (Django REST Framework's) in one place, then
-//! calls the endpoint from the [route table](routes). Endpoints turn bodies
-//! into domain values, call a use case, and render the result; errors become
-//! DRF-style bodies in [`error`] only.
+//! hands it to the endpoint from the [route table](routes). Each API
+//! resource is one module of [`resources`]: its routes, typed bodies, typed
+//! answers and handlers, whose [extractors](extract) give them the caller,
+//! the path, the query and the body already checked. Errors become DRF-style
+//! bodies in [`error`] only.
 
+pub mod answer;
 pub mod auth;
+mod background;
 pub mod body;
-pub mod device_json;
+pub mod description;
 pub mod dispatch;
 pub mod error;
+pub mod extract;
 pub mod fields;
-mod handlers;
 pub mod long_polls;
 pub mod mail_links;
 pub mod openapi;
 mod pages;
 pub mod resources;
+pub mod route_table;
 pub mod routes;
 pub mod state;
+#[cfg(test)]
+mod tests;
 pub mod throttle;
 
-pub use device_json::DeviceJson;
 pub use mail_links::HttpMailLinks;
+pub use resources::devices::DeviceJson;
 pub use state::HttpState;
 pub use throttle::{AccountThrottle, AddressThrottle, Rate};
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
+use resources::docs::ApiDocument;
 use std::net::TcpListener;
 
 /// How much the server takes on at once.
@@ -55,20 +63,16 @@ pub fn serve(
     let workers = limits.workers.max(1);
     let state = web::Data::new(state);
     let polls = state.clone();
-    let server = HttpServer::new(move || {
-        App::new()
-            .app_data(state.clone())
-            // The dispatcher reads bodies itself, with its own limit.
-            .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES + 1))
-            .default_service(web::to(dispatch::dispatch))
-    })
-    .workers(workers)
-    // actix counts connections per worker.
-    .max_connections(limits.max_connections.div_ceil(workers).max(1))
-    .disable_signals()
-    .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-    .listen(listener)?
-    .run();
+    let document = web::Data::new(ApiDocument(openapi::document_json()));
+    let server =
+        HttpServer::new(move || App::new().configure(api(state.clone(), document.clone())))
+            .workers(workers)
+            // actix counts connections per worker.
+            .max_connections(limits.max_connections.div_ceil(workers).max(1))
+            .disable_signals()
+            .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+            .listen(listener)?
+            .run();
     let handle = server.handle();
     actix_web::rt::spawn(async move {
         stop_signal().await;
@@ -80,6 +84,22 @@ pub fn serve(
         handle.stop(true).await;
     });
     Ok(server)
+}
+
+/// The whole API on an actix `App`: the state, the OpenAPI document and
+/// the dispatcher for every path. `serve` and the in-crate tests use it alike.
+pub fn api(
+    state: web::Data<HttpState>,
+    document: web::Data<ApiDocument>,
+) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |config| {
+        config
+            .app_data(state)
+            .app_data(document)
+            // The dispatcher reads bodies itself, with its own limit.
+            .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES + 1))
+            .default_service(web::to(dispatch::dispatch));
+    }
 }
 
 /// Resolves on the first SIGINT or SIGTERM.

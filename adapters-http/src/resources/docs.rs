@@ -2,13 +2,45 @@
 //! files are compiled in (utoipa-swagger-ui's vendored copy), so the docs
 //! work with no internet access.
 
-use crate::dispatch::Ctx;
+use crate::answer::Page;
 use crate::error::ApiError;
-use crate::openapi;
+use crate::extract::FilePath;
+use crate::route_table::Route;
 use actix_web::HttpResponse;
 use actix_web::http::header::{self, ContentType};
+use actix_web::web::Data;
 use std::sync::{Arc, LazyLock};
 use utoipa_swagger_ui::Config;
+
+/// The OpenAPI document as served, made once at start-up.
+pub struct ApiDocument(pub &'static str);
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/docs/",
+            "Docs",
+            "Browsable API documentation (Swagger UI) of /openapi.json.",
+        )
+        .get("Browsable API documentation", page)
+        .undocumented(),
+        Route::new(
+            "/docs/{file}",
+            "Docs File",
+            "A file of the browsable API documentation.",
+        )
+        .get("A file of the documentation", file)
+        .undocumented(),
+        Route::new(
+            "/openapi.json",
+            "OpenAPI",
+            "This API's OpenAPI 3.1 document.",
+        )
+        .get("The OpenAPI document", openapi)
+        .undocumented(),
+    ]
+}
 
 /// Swagger UI's settings: our document, and no online validator badge
 /// (Swagger UI would fetch it from the internet).
@@ -28,23 +60,25 @@ img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'
 form-action 'none'; frame-ancestors 'none'";
 
 /// `GET /openapi.json`.
-pub async fn openapi(_ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok()
-        .insert_header(ContentType::json())
-        .body(openapi::document_json()))
+async fn openapi(document: Data<ApiDocument>) -> Result<Page, ApiError> {
+    Ok(Page(
+        HttpResponse::Ok()
+            .insert_header(ContentType::json())
+            .body(document.0),
+    ))
 }
 
 /// `GET /docs/`: Swagger UI's page.
-pub async fn page(_ctx: Ctx) -> Result<HttpResponse, ApiError> {
+async fn page() -> Result<Page, ApiError> {
     swagger_file("index.html")
 }
 
 /// `GET /docs/{file}`: one of Swagger UI's files.
-pub async fn file(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    swagger_file(&ctx.params[0])
+async fn file(FilePath(name): FilePath) -> Result<Page, ApiError> {
+    swagger_file(&name)
 }
 
-fn swagger_file(name: &str) -> Result<HttpResponse, ApiError> {
+fn swagger_file(name: &str) -> Result<Page, ApiError> {
     let file = utoipa_swagger_ui::serve(name, CONFIG.clone())
         .map_err(|e| ApiError::Internal(format!("Swagger UI file {name}: {e}")))?
         .ok_or(ApiError::NotFound)?;
@@ -56,5 +90,5 @@ fn swagger_file(name: &str) -> Result<HttpResponse, ApiError> {
     if file.gzpipped {
         response.insert_header((header::CONTENT_ENCODING, "gzip"));
     }
-    Ok(response.body(file.bytes.into_owned()))
+    Ok(Page(response.body(file.bytes.into_owned())))
 }

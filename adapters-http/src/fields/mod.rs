@@ -1,0 +1,10 @@
+//! Request body fields: one description per field drives validation (with
+//! DRF's messages, in [`Form`]), the OPTIONS metadata and the OpenAPI schemas.
+
+mod field;
+mod form;
+#[cfg(test)]
+mod tests;
+
+pub use field::{Field, FieldType, actions_entry};
+pub use form::{Form, FromForm, Rejected};

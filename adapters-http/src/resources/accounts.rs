@@ -1,0 +1,134 @@
+//! `/register/` and `/change-password/`: creating an account and setting its
+//! password.
+
+use super::auth::{AuthToken, EMAIL};
+use crate::answer::{NoContent, SecretJson};
+use crate::error::{ApiError, FieldErrors};
+use crate::extract::{PasswordChangeTurn, User, Valid};
+use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::{ChangePasswordError, OldPasswordProblem, RegisterError};
+use domain::EmailAddress;
+use serde_json::json;
+
+/// `old_password` of change-password: needed only while a password is usable.
+pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
+/// `new_password` of change-password and of a reset.
+pub(crate) const NEW_PASSWORD: Field = Field::password("new_password", "New password");
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/register/",
+            "Register",
+            "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
+        )
+        .post("Create an account", register)
+        .throttled(),
+        Route::new(
+            "/change-password/",
+            "Change Password",
+            "Set a new password. `old_password` is needed while the account has a usable password.",
+        )
+        .post("Change the password", change_password),
+    ]
+}
+
+/// A body with one e-mail address.
+pub struct EmailBody {
+    /// The address.
+    pub email: EmailAddress,
+}
+
+impl FromForm for EmailBody {
+    const FIELDS: &'static [Field] = &[EMAIL];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        Ok(Self {
+            email: form.email(&EMAIL)?,
+        })
+    }
+}
+
+/// A password change's body.
+pub struct PasswordChange {
+    old_password: Option<String>,
+    new_password: String,
+}
+
+impl FromForm for PasswordChange {
+    const FIELDS: &'static [Field] = &[OLD_PASSWORD, NEW_PASSWORD];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let old_password = form.optional_text(&OLD_PASSWORD);
+        let new_password = form.text(&NEW_PASSWORD);
+        Ok(Self {
+            old_password: old_password?,
+            new_password: new_password?,
+        })
+    }
+}
+
+/// `POST /register/`: a new unverified account and its first token.
+async fn register(
+    state: Data<HttpState>,
+    Valid(body): Valid<EmailBody>,
+) -> Result<SecretJson<AuthToken, 201>, ApiError> {
+    match state.app.register(body.email).await {
+        Ok(token) => Ok(SecretJson(AuthToken::new(token))),
+        Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
+            "email",
+            "An account with this e-mail already exists.",
+        )),
+        Err(RegisterError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `POST /change-password/`: every problem of both fields reported at once.
+/// Every request counts against the account's rate, successful ones too
+/// (the [`PasswordChangeTurn`] comes before the body).
+async fn change_password(
+    state: Data<HttpState>,
+    user: User,
+    _turn: PasswordChangeTurn,
+    Valid(body): Valid<PasswordChange>,
+) -> Result<NoContent, ApiError> {
+    let outcome = state
+        .app
+        .change_password(
+            &user.account,
+            body.old_password.as_deref(),
+            &body.new_password,
+        )
+        .await;
+    match outcome {
+        Ok(()) => Ok(NoContent),
+        Err(ChangePasswordError::Rejected {
+            old_password,
+            new_password,
+        }) => {
+            let mut errors = FieldErrors::new();
+            if let Some(problem) = old_password {
+                let message = match problem {
+                    OldPasswordProblem::Missing => "This field is required.",
+                    OldPasswordProblem::Wrong => {
+                        "Your old password was entered incorrectly. Please enter it again."
+                    }
+                };
+                errors.insert("old_password".into(), json!([message]));
+            }
+            if !new_password.is_empty() {
+                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                errors.insert("new_password".into(), json!(messages));
+            }
+            Err(ApiError::Validation(errors))
+        }
+        Err(ChangePasswordError::LockedOut { retry_after_secs }) => {
+            Err(ApiError::Throttled(retry_after_secs))
+        }
+        Err(ChangePasswordError::Store(e)) => Err(e.into()),
+    }
+}

@@ -1,0 +1,126 @@
+//! `/auth/`: logging in and out.
+
+use crate::answer::{NoContent, SecretJson};
+use crate::description::{Described, Resource};
+use crate::error::{ApiError, NON_FIELD_ERRORS};
+use crate::extract::{User, Valid};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::LoginError;
+use domain::EmailAddress;
+use serde::Serialize;
+
+/// `email` of login, register and reset-password.
+pub(crate) const EMAIL: Field = Field::email("email", "Email");
+/// `password` of login.
+pub(crate) const PASSWORD: Field = Field::password("password", "Password");
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/auth/",
+            "Auth Token",
+            "Log in with e-mail and password to obtain an API token (POST),\nor end the token used for this request (DELETE).",
+        )
+        .post("Log in: get a new API token", login)
+        .throttled()
+        .delete("Log out: end this token", logout),
+        Route::new(
+            "/auth/logout-all/",
+            "Logout All",
+            "End every API token of the account, the one used for this request\nincluded: log out everywhere.",
+        )
+        .post("Log out everywhere: end every token", logout_everywhere),
+    ]
+}
+
+/// A login's body.
+pub struct Credentials {
+    email: EmailAddress,
+    password: String,
+}
+
+impl FromForm for Credentials {
+    const FIELDS: &'static [Field] = &[EMAIL, PASSWORD];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let email = form.email(&EMAIL);
+        let password = form.text(&PASSWORD);
+        Ok(Self {
+            email: email?,
+            password: password?,
+        })
+    }
+}
+
+/// A new API token.
+#[derive(Debug, Serialize)]
+pub struct AuthToken {
+    token: String,
+}
+
+impl AuthToken {
+    /// Wraps a token.
+    pub fn new(token: String) -> Self {
+        Self { token }
+    }
+}
+
+/// A new API token.
+pub const AUTH_TOKEN: Resource = Resource {
+    name: "AuthToken",
+    description: "A new API token: send it as `Authorization: Token <token>`.",
+    fields: &[Field::read_only("token", "Token", FieldType::String)],
+};
+
+impl Described for AuthToken {
+    const RESOURCE: &'static Resource = &AUTH_TOKEN;
+}
+
+/// `POST /auth/`: e-mail and password in, a new token out.
+async fn login(
+    state: Data<HttpState>,
+    Valid(body): Valid<Credentials>,
+) -> Result<SecretJson<AuthToken, 201>, ApiError> {
+    match state.app.login(&body.email, &body.password).await {
+        Ok(token) => Ok(SecretJson(AuthToken::new(token))),
+        Err(LoginError::InvalidCredentials) => Err(ApiError::field(
+            NON_FIELD_ERRORS,
+            "Unable to log in with provided credentials.",
+        )),
+        Err(LoginError::EmailNotVerified) => Err(ApiError::field(
+            NON_FIELD_ERRORS,
+            "E-mail address is not verified.",
+        )),
+        Err(LoginError::LockedOut { retry_after_secs }) => {
+            Err(ApiError::Throttled(retry_after_secs))
+        }
+        Err(LoginError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `DELETE /auth/`: ends the token of this request.
+async fn logout(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
+    state.app.logout(&user.token).await?;
+    Ok(NoContent)
+}
+
+/// `POST /auth/logout-all/`: ends every token of the account, this one too.
+async fn logout_everywhere(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
+    state.app.logout_everywhere(&user.account).await?;
+    Ok(NoContent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::assert_described;
+
+    #[test]
+    fn the_token_answer_writes_its_described_fields() {
+        assert_described(&AuthToken::new("t".into()));
+    }
+}

@@ -1,0 +1,254 @@
+//! The device object (exactly the seed's 18 fields), its ports and its
+//! commands, as typed answers with their descriptions.
+
+use crate::description::{Described, Resource};
+use crate::fields::{Field, FieldType};
+use application::use_cases::{CommandView, DeviceView};
+use domain::time::format_api;
+use domain::{Action, CommandState, MachineType, Port};
+use serde::Serialize;
+
+const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Field {
+    Field::read_only(name, label, kind)
+}
+
+/// `name` of a device.
+pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(100);
+/// `description` of a device.
+pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
+    .optional()
+    .blank_ok()
+    .max(1000);
+
+/// The device as PUT and PATCH see it: every field, only two writable.
+pub const DEVICE_FIELDS: &[Field] = &[
+    shown("agent_version", "Agent version", FieldType::String),
+    shown("created_time", "Created time", FieldType::Datetime),
+    DEVICE_DESCRIPTION,
+    shown("disk_capacity", "Disk capacity", FieldType::Integer)
+        .nullable()
+        .range(0, i64::MAX),
+    shown("disk_used", "Disk used", FieldType::Integer)
+        .nullable()
+        .range(0, i64::MAX),
+    shown("machine_type", "Machine type", FieldType::String).choices(&MachineType::CODES),
+    shown(
+        "machine_type_display",
+        "Machine type display",
+        FieldType::String,
+    )
+    .choices(&MachineType::DISPLAY_NAMES),
+    DEVICE_NAME,
+    shown("online", "Online", FieldType::Boolean),
+    shown("operating_system", "Operating system", FieldType::String),
+    shown("ports_url", "Ports url", FieldType::Url),
+    shown("processor_speed", "Processor speed", FieldType::Integer).range(0, i64::MAX),
+    shown("ram_capacity", "Ram capacity", FieldType::Integer).range(0, i64::MAX),
+    shown("reboot_url", "Reboot url", FieldType::Url),
+    shown("serial", "Serial", FieldType::String).format("uuid"),
+    shown("uname", "Uname", FieldType::String),
+    shown("url", "Url", FieldType::Url),
+    shown("wormhole_slug", "Wormhole slug", FieldType::String),
+];
+
+/// A device.
+pub const DEVICE: Resource = Resource {
+    name: "Device",
+    description: "A device of the account. `name` and `description` are the user's; the facts are its agent's last report.",
+    fields: DEVICE_FIELDS,
+};
+
+/// A device as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DeviceJson {
+    agent_version: String,
+    created_time: String,
+    description: String,
+    disk_capacity: Option<i64>,
+    disk_used: Option<i64>,
+    machine_type: &'static str,
+    machine_type_display: &'static str,
+    name: String,
+    online: bool,
+    operating_system: String,
+    ports_url: String,
+    processor_speed: i64,
+    ram_capacity: i64,
+    reboot_url: String,
+    serial: String,
+    uname: String,
+    url: String,
+    wormhole_slug: String,
+}
+
+impl DeviceJson {
+    /// Renders a device with absolute URLs under `base_url`.
+    pub fn new(view: DeviceView, base_url: &str) -> Self {
+        let DeviceView { device, online } = view;
+        let url = format!("{base_url}/devices/{}/", device.serial);
+        Self {
+            agent_version: device.facts.agent_version,
+            created_time: format_api(device.created_time),
+            description: device.description,
+            disk_capacity: device.facts.disk_capacity,
+            disk_used: device.facts.disk_used,
+            machine_type: device.facts.machine_type.code(),
+            machine_type_display: device.facts.machine_type.display_name(),
+            name: device.name,
+            online,
+            operating_system: device.facts.operating_system,
+            ports_url: format!("{url}ports/"),
+            processor_speed: device.facts.processor_speed,
+            ram_capacity: device.facts.ram_capacity,
+            reboot_url: format!("{url}reboot/"),
+            serial: device.serial.to_string(),
+            uname: device.facts.uname,
+            url,
+            wormhole_slug: device.wormhole_slug,
+        }
+    }
+}
+
+impl Described for DeviceJson {
+    const RESOURCE: &'static Resource = &DEVICE;
+}
+
+/// `port` of a reported port.
+pub(crate) const PORT_NUMBER: Field = Field::integer("port", "Port").range(1, 65535);
+/// `protocol` of a reported port.
+pub(crate) const PORT_PROTOCOL: Field =
+    Field::text("protocol", "Protocol").choices(&domain::Protocol::CODES);
+/// `name` of a reported port.
+pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
+    .optional()
+    .blank_ok()
+    .max(domain::listening_port::MAX_PORT_NAME_CHARS);
+/// A listening port, as reported in heartbeats and listed.
+pub const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
+
+/// A listening port of a device.
+pub const PORT: Resource = Resource {
+    name: "Port",
+    description: "A port the device's agent reported as listening.",
+    fields: PORT_FIELDS,
+};
+
+/// A listening port as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct PortJson {
+    port: u16,
+    protocol: &'static str,
+    name: String,
+}
+
+impl From<&Port> for PortJson {
+    fn from(port: &Port) -> Self {
+        Self {
+            port: port.number,
+            protocol: port.protocol.code(),
+            name: port.name.clone(),
+        }
+    }
+}
+
+impl Described for PortJson {
+    const RESOURCE: &'static Resource = &PORT;
+}
+
+/// A command in a device's history, as its owner sees it.
+pub const COMMAND_RECORD: Resource = Resource {
+    name: "CommandRecord",
+    description: "A command of the device: what was asked, when, and where it stands.",
+    fields: &[
+        shown("id", "Id", FieldType::String).format("uuid"),
+        shown("action", "Action", FieldType::String).choices(&Action::CODES),
+        shown("status", "Status", FieldType::String).choices(&CommandState::CODES),
+        shown("issued_time", "Issued time", FieldType::Datetime),
+        shown("delivered_time", "Delivered time", FieldType::Datetime).nullable(),
+        shown("acked_time", "Acked time", FieldType::Datetime).nullable(),
+        shown("detail", "Detail", FieldType::String),
+    ],
+};
+
+/// A command of a device's history as its owner sees it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CommandRecordJson {
+    id: String,
+    action: &'static str,
+    status: &'static str,
+    issued_time: String,
+    delivered_time: Option<String>,
+    acked_time: Option<String>,
+    detail: String,
+}
+
+impl From<&CommandView> for CommandRecordJson {
+    fn from(view: &CommandView) -> Self {
+        let record = &view.record;
+        Self {
+            id: record.command.id.clone(),
+            action: record.command.action.code(),
+            status: view.state.code(),
+            issued_time: format_api(record.command.issued_time),
+            delivered_time: record.delivered_time.map(format_api),
+            acked_time: record.acked_time.map(format_api),
+            detail: record.detail.clone(),
+        }
+    }
+}
+
+impl Described for CommandRecordJson {
+    const RESOURCE: &'static Resource = &COMMAND_RECORD;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::assert_described;
+    use domain::{AccountId, Command, CommandRecord, Device, DeviceFacts, Protocol, Serial};
+
+    #[test]
+    fn a_device_writes_exactly_the_eighteen_described_fields() {
+        let device = Device {
+            serial: Serial::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
+            owner: AccountId(1),
+            name: "lab".into(),
+            description: String::new(),
+            wormhole_slug: "slug".into(),
+            facts: DeviceFacts::default(),
+            last_seen: None,
+            created_time: chrono::DateTime::UNIX_EPOCH,
+        };
+        let json = DeviceJson::new(
+            DeviceView {
+                device,
+                online: false,
+            },
+            "http://h",
+        );
+        assert_eq!(DEVICE_FIELDS.len(), 18);
+        assert_described(&json);
+    }
+
+    #[test]
+    fn ports_and_commands_write_their_described_fields() {
+        let port = Port::new(22, Protocol::Tcp, "ssh".into()).unwrap();
+        assert_described(&PortJson::from(&port));
+        let command = Command {
+            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+            action: Action::Reboot,
+            issued_time: chrono::DateTime::UNIX_EPOCH,
+        };
+        let view = CommandView {
+            record: CommandRecord {
+                command,
+                delivered_time: None,
+                acked_time: None,
+                status: None,
+                detail: String::new(),
+            },
+            state: CommandState::Pending,
+        };
+        assert_described(&CommandRecordJson::from(&view));
+    }
+}

@@ -1,0 +1,223 @@
+//! `/devices/`: the account's devices, their ports, their commands, reboots.
+
+mod json;
+
+pub use json::{
+    COMMAND_RECORD, CommandRecordJson, DEVICE, DEVICE_FIELDS, DeviceJson, PORT, PORT_FIELDS,
+    PortJson,
+};
+pub(crate) use json::{DEVICE_DESCRIPTION, DEVICE_NAME, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
+
+use crate::answer::{Detail, Json, NoContent};
+use crate::error::ApiError;
+use crate::extract::{BaseUrl, SerialPath, User, Valid};
+use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::ports::DeviceChanges;
+use application::use_cases::{RebootError, UpdateDeviceError};
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/devices/",
+            "Device List",
+            "All devices of the account, oldest first.",
+        )
+        .get("List the devices", list),
+        Route::new(
+            "/devices/{serial}/",
+            "Device Detail",
+            "One device of the account. Its `name` and `description` can be changed;\ndeleting it ends its agent's credential.",
+        )
+        .get("Show a device", detail)
+        .fails(&[404])
+        .put("Replace a device's name and description", replace)
+        .fails(&[404])
+        .patch("Change a device's name or description", change)
+        .fails(&[404])
+        .delete("Delete a device", delete)
+        .fails(&[404]),
+        Route::new(
+            "/devices/{serial}/commands/",
+            "Device Commands",
+            "The device's 100 most recent commands, newest first, each with its\nstatus: pending, delivered, received, done, failed or lapsed.",
+        )
+        .get("List a device's commands", commands)
+        .fails(&[404]),
+        Route::new(
+            "/devices/{serial}/ports/",
+            "Device Ports",
+            "The ports the device's agent last reported as listening.",
+        )
+        .get("List a device's listening ports", ports)
+        .fails(&[404]),
+        Route::new(
+            "/devices/{serial}/reboot/",
+            "Device Reboot",
+            "Dispatch a reboot signal to the device. No body needed.",
+        )
+        .post("Reboot a device", reboot)
+        .fails(&[404]),
+    ]
+}
+
+/// A PUT: `name` is required, `description` optional; other fields are ignored.
+pub struct DeviceReplacement(DeviceChanges);
+
+impl FromForm for DeviceReplacement {
+    const FIELDS: &'static [Field] = DEVICE_FIELDS;
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let name = form.text(&DEVICE_NAME);
+        let description = form.optional_text(&DEVICE_DESCRIPTION);
+        Ok(Self(DeviceChanges {
+            name: Some(name?),
+            description: description?,
+        }))
+    }
+}
+
+/// A PATCH: `name` and `description` are both optional.
+pub struct DeviceChange(DeviceChanges);
+
+impl FromForm for DeviceChange {
+    const FIELDS: &'static [Field] = DEVICE_FIELDS;
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let name = form.optional_text(&DEVICE_NAME);
+        let description = form.optional_text(&DEVICE_DESCRIPTION);
+        Ok(Self(DeviceChanges {
+            name: name?,
+            description: description?,
+        }))
+    }
+}
+
+/// `GET /devices/`.
+async fn list(
+    state: Data<HttpState>,
+    user: User,
+    BaseUrl(base): BaseUrl,
+) -> Result<Json<Vec<DeviceJson>>, ApiError> {
+    let devices = state.app.list_devices(&user.account).await?;
+    Ok(Json(
+        devices
+            .into_iter()
+            .map(|view| DeviceJson::new(view, &base))
+            .collect(),
+    ))
+}
+
+/// `GET /devices/{serial}/`: 404 for a missing and a foreign device alike.
+async fn detail(
+    state: Data<HttpState>,
+    user: User,
+    SerialPath(serial): SerialPath,
+    BaseUrl(base): BaseUrl,
+) -> Result<Json<DeviceJson>, ApiError> {
+    let view = state
+        .app
+        .device(&user.account, &serial)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(Json(DeviceJson::new(view, &base)))
+}
+
+/// `PUT /devices/{serial}/`.
+async fn replace(
+    state: Data<HttpState>,
+    user: User,
+    path: SerialPath,
+    base: BaseUrl,
+    Valid(DeviceReplacement(changes)): Valid<DeviceReplacement>,
+) -> Result<Json<DeviceJson>, ApiError> {
+    update(&state, &user, path, base, changes).await
+}
+
+/// `PATCH /devices/{serial}/`.
+async fn change(
+    state: Data<HttpState>,
+    user: User,
+    path: SerialPath,
+    base: BaseUrl,
+    Valid(DeviceChange(changes)): Valid<DeviceChange>,
+) -> Result<Json<DeviceJson>, ApiError> {
+    update(&state, &user, path, base, changes).await
+}
+
+async fn update(
+    state: &HttpState,
+    user: &User,
+    SerialPath(serial): SerialPath,
+    BaseUrl(base): BaseUrl,
+    changes: DeviceChanges,
+) -> Result<Json<DeviceJson>, ApiError> {
+    let view = state
+        .app
+        .update_device(&user.account, &serial, changes)
+        .await
+        .map_err(|e| match e {
+            UpdateDeviceError::NotFound => ApiError::NotFound,
+            UpdateDeviceError::Name(e) => ApiError::field("name", e.to_string()),
+            UpdateDeviceError::Description(e) => ApiError::field("description", e.to_string()),
+            UpdateDeviceError::Store(e) => e.into(),
+        })?;
+    Ok(Json(DeviceJson::new(view, &base)))
+}
+
+/// `DELETE /devices/{serial}/`: the device and its agent credential end.
+async fn delete(
+    state: Data<HttpState>,
+    user: User,
+    SerialPath(serial): SerialPath,
+) -> Result<NoContent, ApiError> {
+    if state.app.delete_device(&user.account, &serial).await? {
+        Ok(NoContent)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `GET /devices/{serial}/ports/`: as the agent last reported them.
+async fn ports(
+    state: Data<HttpState>,
+    user: User,
+    SerialPath(serial): SerialPath,
+) -> Result<Json<Vec<PortJson>>, ApiError> {
+    let ports = state
+        .app
+        .device_ports(&user.account, &serial)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(Json(ports.iter().map(PortJson::from).collect()))
+}
+
+/// `GET /devices/{serial}/commands/`: the device's recent commands, newest first.
+async fn commands(
+    state: Data<HttpState>,
+    user: User,
+    SerialPath(serial): SerialPath,
+) -> Result<Json<Vec<CommandRecordJson>>, ApiError> {
+    let commands = state
+        .app
+        .device_commands(&user.account, &serial)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(Json(commands.iter().map(CommandRecordJson::from).collect()))
+}
+
+/// `POST /devices/{serial}/reboot/`: 202 once the signal is queued.
+async fn reboot(
+    state: Data<HttpState>,
+    user: User,
+    SerialPath(serial): SerialPath,
+) -> Result<Json<Detail, 202>, ApiError> {
+    match state.app.reboot(&user.account, &serial).await {
+        Ok(()) => Ok(Json(Detail::new("Reboot signal dispatched."))),
+        Err(RebootError::NotFound) => Err(ApiError::NotFound),
+        Err(RebootError::Store(e)) => Err(e.into()),
+    }
+}

@@ -1,0 +1,146 @@
+//! `/install/`: enrolling a device with an account's install token.
+
+use super::devices::DEVICE_NAME;
+use crate::answer::SecretJson;
+use crate::description::{Described, Resource};
+use crate::error::ApiError;
+use crate::extract::{BaseUrl, Submitted};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::{InstallError, InstallRequest};
+use domain::MachineType;
+use serde::Serialize;
+
+/// `install_token` of an enrolment.
+pub(crate) const INSTALL_TOKEN: Field = Field::text("install_token", "Install token");
+/// `serial` of an enrolment.
+pub(crate) const SERIAL: Field = Field::text("serial", "Serial").optional().format("uuid");
+/// `machine_type` of an enrolment or a heartbeat.
+pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type")
+    .optional()
+    .choices(&MachineType::CODES);
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/install/",
+            "Install",
+            "Enrol a device in the account of an install token; returns its serial and\ndevice token. Installing a serial of the same account again re-keys it.",
+        )
+        .post("Enrol a device", install)
+        .throttled(),
+    ]
+}
+
+/// The optional `machine_type` of a body.
+pub(crate) fn machine_type(form: &mut Form) -> Result<Option<MachineType>, Rejected> {
+    Ok(form
+        .optional_choice(&MACHINE_TYPE)?
+        .and_then(MachineType::from_code))
+}
+
+/// An enrolment's body.
+pub struct Enrol(InstallRequest);
+
+impl FromForm for Enrol {
+    const FIELDS: &'static [Field] = &[INSTALL_TOKEN, DEVICE_NAME, SERIAL, MACHINE_TYPE];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let install_token = form.text(&INSTALL_TOKEN);
+        let name = form.text(&DEVICE_NAME);
+        let serial = form.optional_serial(&SERIAL);
+        let machine_type = machine_type(form);
+        Ok(Self(InstallRequest {
+            install_token: install_token?,
+            name: name?,
+            serial: serial?,
+            machine_type: machine_type?,
+        }))
+    }
+}
+
+/// An enrolled device's credentials.
+pub const ENROLMENT: Resource = Resource {
+    name: "Enrolment",
+    description: "The enrolled device: its serial, its URL, and the device token its agent sends as `Authorization: Device <device_token>`.",
+    fields: &[
+        Field::read_only("serial", "Serial", FieldType::String).format("uuid"),
+        Field::read_only("device_token", "Device token", FieldType::String),
+        Field::read_only("url", "Url", FieldType::Url),
+    ],
+};
+
+/// An enrolled device's credentials as the API shows them.
+#[derive(Debug, Serialize)]
+pub struct EnrolmentJson {
+    serial: String,
+    device_token: String,
+    url: String,
+}
+
+impl Described for EnrolmentJson {
+    const RESOURCE: &'static Resource = &ENROLMENT;
+}
+
+/// `POST /install/`: enrols a device with an install token (or re-keys it).
+async fn install(
+    state: Data<HttpState>,
+    BaseUrl(base): BaseUrl,
+    body: Submitted<Enrol>,
+) -> Result<SecretJson<EnrolmentJson, 201>, ApiError> {
+    let request = match body.check() {
+        Ok(Enrol(request)) => request,
+        Err(mut form) => {
+            // An unknown token is reported with the other fields' errors, as DRF would.
+            if let Some(token) = form.valid_text(&INSTALL_TOKEN)
+                && !state.app.install_token_exists(&token).await?
+            {
+                form.error(INSTALL_TOKEN.name, "Invalid install token.");
+            }
+            return Err(form.into());
+        }
+    };
+    let installed = state.app.install(request).await.map_err(|e| match e {
+        InstallError::InvalidInstallToken => {
+            ApiError::field(INSTALL_TOKEN.name, "Invalid install token.")
+        }
+        InstallError::ForeignSerial => {
+            ApiError::field(SERIAL.name, "This serial belongs to another account.")
+        }
+        InstallError::Unverified => ApiError::field(
+            INSTALL_TOKEN.name,
+            "Verify the account's e-mail address before adding devices.",
+        ),
+        InstallError::Online => ApiError::field(
+            SERIAL.name,
+            "This device is online. Delete it, or wait until it is offline, to install it again.",
+        ),
+        InstallError::Name(e) => ApiError::field(DEVICE_NAME.name, e.to_string()),
+        InstallError::Store(e) => e.into(),
+    })?;
+    let serial = installed.device.serial.to_string();
+    let url = format!("{base}/devices/{serial}/");
+    Ok(SecretJson(EnrolmentJson {
+        serial,
+        device_token: installed.device_token,
+        url,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::assert_described;
+
+    #[test]
+    fn an_enrolment_writes_its_described_fields() {
+        assert_described(&EnrolmentJson {
+            serial: "s".into(),
+            device_token: "t".into(),
+            url: "u".into(),
+        });
+    }
+}

@@ -1,0 +1,104 @@
+//! `/reset-password/`: recovering an account through a mailed link.
+
+use super::accounts::{EmailBody, NEW_PASSWORD};
+use crate::answer::{NoContent, Page};
+use crate::error::{ApiError, FieldErrors};
+use crate::extract::{PageKey, SignedOut, Valid};
+use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::pages;
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::ConfirmResetError;
+use serde_json::json;
+
+/// `key` of an e-mailed link.
+pub(crate) const KEY: Field = Field::text("key", "Key");
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/reset-password/",
+            "Reset Password",
+            "Mail a link for setting a new password to the address, if it has an account.",
+        )
+        .post("Ask for a password reset link", request)
+        .throttled()
+        .fails(&[403]),
+        Route::new(
+            "/reset-password/confirm/",
+            "Reset Password Confirm",
+            "Set a new password with the key of a reset link (POST), or open the\nlink's page with a form for it (GET with `?key=`).",
+        )
+        .get("The reset link's page", page)
+        .post("Set a new password with a reset key", confirm)
+        .throttled(),
+    ]
+}
+
+/// A reset's body: the link's key and the new password.
+pub struct Reset {
+    key: String,
+    new_password: String,
+}
+
+impl FromForm for Reset {
+    const FIELDS: &'static [Field] = &[KEY, NEW_PASSWORD];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let key = form.text(&KEY);
+        let new_password = form.text(&NEW_PASSWORD);
+        Ok(Self {
+            key: key?,
+            new_password: new_password?,
+        })
+    }
+}
+
+/// `POST /reset-password/`: 204 whether or not the address has an account,
+/// at once either way (the look-up and the mail happen after the answer).
+async fn request(
+    state: Data<HttpState>,
+    _: SignedOut,
+    Valid(body): Valid<EmailBody>,
+) -> Result<NoContent, ApiError> {
+    let app = state.app.clone();
+    crate::background::in_background("password reset request", async move {
+        app.request_password_reset(&body.email).await
+    });
+    Ok(NoContent)
+}
+
+/// `POST /reset-password/confirm/ {key, new_password}`: both fields'
+/// problems reported at once; a refused password leaves the key usable.
+async fn confirm(state: Data<HttpState>, Valid(body): Valid<Reset>) -> Result<NoContent, ApiError> {
+    match state
+        .app
+        .confirm_password_reset(&body.key, &body.new_password)
+        .await
+    {
+        Ok(()) => Ok(NoContent),
+        Err(ConfirmResetError::Rejected {
+            invalid_key,
+            new_password,
+        }) => {
+            let mut errors = FieldErrors::new();
+            if invalid_key {
+                errors.insert("key".into(), json!(["Invalid or expired key."]));
+            }
+            if !new_password.is_empty() {
+                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                errors.insert("new_password".into(), json!(messages));
+            }
+            Err(ApiError::Validation(errors))
+        }
+        Err(ConfirmResetError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `GET /reset-password/confirm/?key=…`, the e-mailed link: a page with a
+/// form for the new password. The key is checked when the form is sent.
+async fn page(PageKey(key): PageKey) -> Result<Page, ApiError> {
+    Ok(Page(pages::reset_form(key.as_deref())))
+}

@@ -1,0 +1,162 @@
+//! `/profile/`: the account's profile and its install token.
+
+use crate::answer::SecretJson;
+use crate::description::{Described, Resource};
+use crate::error::ApiError;
+use crate::extract::{BaseUrl, User, Valid};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::UpdateProfileError;
+use serde::Serialize;
+
+/// `name` of the profile, its only writable field.
+pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/profile/",
+            "Profile",
+            "The account's profile. Only `name` can be changed.",
+        )
+        .get("Show the profile", show)
+        .put("Replace the profile's name", update)
+        .patch("Change the profile's name", update),
+        Route::new(
+            "/profile/install-token/",
+            "Profile Install Token",
+            "Replace the account's install token: the old one ends at once.\nEnrolled devices are not affected. No body needed.",
+        )
+        .post("Replace the install token", rotate_install_token),
+    ]
+}
+
+const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Field {
+    Field::read_only(name, label, kind)
+}
+
+/// The profile as PUT and PATCH see it.
+pub(crate) const PROFILE_FIELDS: &[Field] = &[
+    shown("email", "Email", FieldType::Email),
+    shown("email_verified", "Email verified", FieldType::Boolean),
+    shown(
+        "has_usable_password",
+        "Has usable password",
+        FieldType::Boolean,
+    ),
+    shown("install_command", "Install command", FieldType::String),
+    shown("install_token", "Install token", FieldType::String),
+    PROFILE_NAME,
+];
+
+/// The account's profile.
+pub const PROFILE: Resource = Resource {
+    name: "Profile",
+    description: "The account's profile. Only `name` can be changed.",
+    fields: PROFILE_FIELDS,
+};
+
+/// The profile as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct ProfileJson {
+    email: String,
+    email_verified: bool,
+    has_usable_password: bool,
+    install_command: String,
+    install_token: String,
+    name: String,
+}
+
+impl From<domain::Profile> for ProfileJson {
+    fn from(profile: domain::Profile) -> Self {
+        Self {
+            email: profile.email,
+            email_verified: profile.email_verified,
+            has_usable_password: profile.has_usable_password,
+            install_command: profile.install_command,
+            install_token: profile.install_token,
+            name: profile.name,
+        }
+    }
+}
+
+impl Described for ProfileJson {
+    const RESOURCE: &'static Resource = &PROFILE;
+}
+
+/// A profile change: only `name`; the other fields are ignored.
+pub struct ProfileChange {
+    name: Option<String>,
+}
+
+impl FromForm for ProfileChange {
+    const FIELDS: &'static [Field] = PROFILE_FIELDS;
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        Ok(Self {
+            name: form.optional_text(&PROFILE_NAME)?,
+        })
+    }
+}
+
+/// `GET /profile/`.
+async fn show(
+    state: Data<HttpState>,
+    user: User,
+    BaseUrl(base): BaseUrl,
+) -> Result<SecretJson<ProfileJson>, ApiError> {
+    let profile = state.app.profile(&user.account, &base);
+    Ok(SecretJson(profile.into()))
+}
+
+/// `POST /profile/install-token/`: a new install token; the old one ends.
+async fn rotate_install_token(
+    state: Data<HttpState>,
+    user: User,
+    BaseUrl(base): BaseUrl,
+) -> Result<SecretJson<ProfileJson>, ApiError> {
+    let account = state.app.rotate_install_token(&user.account).await?;
+    Ok(SecretJson(state.app.profile(&account, &base).into()))
+}
+
+/// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
+async fn update(
+    state: Data<HttpState>,
+    user: User,
+    BaseUrl(base): BaseUrl,
+    Valid(change): Valid<ProfileChange>,
+) -> Result<SecretJson<ProfileJson>, ApiError> {
+    let account = match change.name {
+        None => user.account,
+        Some(name) => state
+            .app
+            .update_profile_name(&user.account, &name)
+            .await
+            .map_err(|e| match e {
+                UpdateProfileError::Name(e) => ApiError::field("name", e.to_string()),
+                UpdateProfileError::Store(e) => e.into(),
+            })?,
+    };
+    Ok(SecretJson(state.app.profile(&account, &base).into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::assert_described;
+
+    #[test]
+    fn the_profile_writes_its_described_fields() {
+        assert_described(&ProfileJson::from(domain::Profile {
+            email: "a@example.com".into(),
+            email_verified: true,
+            has_usable_password: true,
+            install_command: "install".into(),
+            install_token: "token".into(),
+            name: String::new(),
+        }));
+    }
+}

@@ -1,0 +1,105 @@
+//! `/verify-email/`: proving an account's e-mail address.
+
+use super::accounts::EmailBody;
+use super::password_reset::KEY;
+use crate::answer::{Detail, Json, JsonOrPage, NoContent};
+use crate::error::ApiError;
+use crate::extract::{KeyPath, Valid, WantsHtml};
+use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::pages;
+use crate::route_table::Route;
+use crate::state::HttpState;
+use actix_web::web::Data;
+use application::use_cases::VerifyEmailError;
+
+const VERIFIED: &str = "E-mail address verified.";
+const INVALID_KEY: &str = "Invalid or expired key.";
+
+/// The routes of this resource.
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "/verify-email/",
+            "Verify Email",
+            "Verify the account's e-mail address with the key of a verification link.",
+        )
+        .post("Verify an e-mail address", verify)
+        .throttled(),
+        Route::new(
+            "/verify-email/resend/",
+            "Resend Verification Email",
+            "Mail a fresh verification link to the address, if an unverified account has it.",
+        )
+        .post("Mail a new verification link", resend)
+        .throttled(),
+        Route::new(
+            "/verify-email/{key}/",
+            "Verify Email Link",
+            "The e-mailed verification link: verifies the address. Browsers get a page.",
+        )
+        .get("Open a verification link", verify_link)
+        .throttled()
+        .fails(&[400]),
+    ]
+}
+
+/// A verification's body: the link's key.
+pub struct KeyBody {
+    key: String,
+}
+
+impl FromForm for KeyBody {
+    const FIELDS: &'static [Field] = &[KEY];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        Ok(Self {
+            key: form.text(&KEY)?,
+        })
+    }
+}
+
+/// `POST /verify-email/ {key}`.
+async fn verify(
+    state: Data<HttpState>,
+    Valid(body): Valid<KeyBody>,
+) -> Result<Json<Detail>, ApiError> {
+    match state.app.verify_email(&body.key).await {
+        Ok(()) => Ok(Json(Detail::new(VERIFIED))),
+        Err(VerifyEmailError::InvalidKey) => Err(ApiError::field("key", INVALID_KEY)),
+        Err(VerifyEmailError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// `GET /verify-email/{key}/`, the e-mailed link: JSON like the POST, or a
+/// page for a browser.
+async fn verify_link(
+    state: Data<HttpState>,
+    KeyPath(key): KeyPath,
+    WantsHtml(html): WantsHtml,
+) -> Result<JsonOrPage<Detail>, ApiError> {
+    let verified = match state.app.verify_email(&key).await {
+        Ok(()) => true,
+        Err(VerifyEmailError::InvalidKey) => false,
+        Err(VerifyEmailError::Store(e)) => return Err(e.into()),
+    };
+    if html {
+        Ok(JsonOrPage::Page(pages::verification(verified)))
+    } else if verified {
+        Ok(JsonOrPage::Json(Detail::new(VERIFIED)))
+    } else {
+        Err(ApiError::field("key", INVALID_KEY))
+    }
+}
+
+/// `POST /verify-email/resend/ {email}`: 204 whatever the address, at once
+/// (the look-up and the mail happen after the answer).
+async fn resend(
+    state: Data<HttpState>,
+    Valid(body): Valid<EmailBody>,
+) -> Result<NoContent, ApiError> {
+    let app = state.app.clone();
+    crate::background::in_background("verification resend", async move {
+        app.resend_verification(&body.email).await
+    });
+    Ok(NoContent)
+}

@@ -1,0 +1,117 @@
+//! Handler tests: the whole API in actix's test service, over a real SQLite
+//! file, checking the conventions of `docs/api.md` (Conventions) request by
+//! request.
+
+mod conventions;
+mod imports;
+
+use crate::resources::docs::ApiDocument;
+use crate::{HttpState, api, openapi};
+use actix_web::body::to_bytes;
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::http::header::HeaderMap;
+use actix_web::http::{Method, StatusCode};
+use actix_web::test::{TestRequest, init_service};
+use actix_web::{App, web};
+use adapters_sqlite::SqliteStore;
+use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
+use application::ports::{MockMailer, Ports};
+use application::{DevMgr, Settings};
+use serde_json::Value;
+use std::sync::Arc;
+use tempfile::TempDir;
+
+/// The API over a fresh database, and a way to send it requests.
+pub(crate) struct TestApi {
+    _dir: TempDir,
+    state: web::Data<HttpState>,
+}
+
+/// One answer: status, headers and the body as JSON (`Null` when empty).
+pub(crate) struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl TestApi {
+    /// A fresh database and the application over it.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = SqliteStore::open(&dir.path().join("devmgr.db")).expect("the store opens");
+        store.migrate().expect("the schema migrates");
+        let store = Arc::new(store);
+        let ports = Ports {
+            accounts: store.clone(),
+            tokens: store.clone(),
+            keys: store.clone(),
+            devices: store.clone(),
+            commands: store.clone(),
+            outbox: store.clone(),
+            login_attempts: store,
+            mailer: Arc::new(MockMailer::new()),
+            links: Arc::new(crate::HttpMailLinks::new(None, "127.0.0.1:8000")),
+            hasher: Arc::new(Argon2Hasher::owasp(1)),
+            clock: Arc::new(SystemClock),
+            random: Arc::new(OsRandom),
+        };
+        let app = DevMgr::new(ports, Settings::default());
+        let state = HttpState::new(app, None, "127.0.0.1:8000".into());
+        Self {
+            _dir: dir,
+            state: web::Data::new(state),
+        }
+    }
+
+    /// Sends one request built by `build` from a default one.
+    pub async fn send(&self, build: impl FnOnce(TestRequest) -> TestRequest) -> Answer {
+        let document = web::Data::new(ApiDocument(openapi::document_json()));
+        let service = init_service(App::new().configure(api(self.state.clone(), document))).await;
+        let response: ServiceResponse = service
+            .call(build(TestRequest::default()).to_request())
+            .await
+            .expect("the service answers");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = to_bytes(response.into_body())
+            .await
+            .expect("the body is read");
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        };
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// `method path`, with a JSON body when given.
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Answer {
+        let path = path.to_owned();
+        self.send(move |req| {
+            let req = req.method(method).uri(&path);
+            match body {
+                Some(body) => req.set_json(body),
+                None => req,
+            }
+        })
+        .await
+    }
+
+    /// A new account's token (registration needs no password).
+    pub async fn token(&self, email: &str) -> String {
+        let answer = self
+            .call(
+                Method::POST,
+                "/register/",
+                Some(serde_json::json!({ "email": email })),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["token"].as_str().expect("a token").to_owned()
+    }
+}
