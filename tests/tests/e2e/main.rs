@@ -14,6 +14,8 @@ mod support;
 mod agent_api;
 mod agent_process;
 mod api_description;
+mod api_examples;
+mod api_lint;
 mod auth;
 mod cli;
 mod commands;
