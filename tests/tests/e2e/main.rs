@@ -13,6 +13,7 @@ mod support;
 
 mod agent_api;
 mod agent_process;
+mod api_clients;
 mod api_description;
 mod api_examples;
 mod api_lint;
