@@ -35,5 +35,6 @@ mod security_accounts;
 mod security_server;
 mod setup;
 mod sqlite_files;
+mod swagger_ui;
 mod throttling;
 mod verification;
