@@ -29,6 +29,7 @@ mod outbox;
 mod password;
 mod password_reset;
 mod profile;
+mod readme;
 mod register;
 mod schemathesis;
 mod security_accounts;
