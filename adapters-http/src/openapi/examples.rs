@@ -85,11 +85,11 @@ pub(super) fn success_detail(operation_id: &str) -> Value {
     json!({ "detail": detail })
 }
 
-/// A resource as answers show it, by resource name.
+/// A resource as answers show it, by resource name (a `Detail` depends on
+/// the operation: [`success_detail`]).
 pub(super) fn resource(name: &str) -> Value {
     match name {
         "AuthToken" => json!({"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"}),
-        "Detail" => json!({"detail": "Reboot signal dispatched."}),
         "Device" => {
             let mut device = facts();
             device.as_object_mut().expect("an object").extend(
