@@ -418,7 +418,7 @@ fn every_failure_answers_with_a_drf_body_the_document_names() {
 /// Debian's chromium (or `DEVMGR_TEST_CHROMIUM`). On a machine without it,
 /// running as root, it is installed with apt-get once (after refreshing the
 /// package lists when they do not know it yet), as the README says.
-fn chromium() -> &'static Path {
+pub fn chromium() -> &'static Path {
     static CHROMIUM: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let found = CHROMIUM.get_or_init(|| {
         let find = || {

@@ -1,0 +1,282 @@
+//! JSON Schemas of bodies and fields, from the same [field
+//! descriptions](crate::fields) that validate requests and answer OPTIONS.
+
+use crate::fields::{Field, FieldType};
+use crate::resources::{self, Resource};
+use domain::email::EMAIL_PATTERN;
+use std::ops::RangeInclusive;
+use std::sync::LazyLock;
+use utoipa::openapi::schema::{
+    AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, Schema, SchemaFormat,
+    SchemaType, Type,
+};
+use utoipa::openapi::{Ref, RefOr};
+
+/// The component name of field errors.
+pub(super) const VALIDATION_ERROR: &str = "ValidationError";
+
+/// A timestamp as the API writes it: UTC, to the second, no zone.
+const TIMESTAMP_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$";
+
+/// Text the server accepts where blank is allowed: no NUL (refused as DRF
+/// does) and no bidirectional control.
+static TEXT_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    let refused = refused_anywhere();
+    format!("^[^{refused}]*$")
+});
+
+/// Text the server accepts where blank is not: as [`TEXT_PATTERN`], with at
+/// least one character that shows something (outside the domain's invisible
+/// set, which holds NUL and the bidirectional controls too).
+///
+/// The pattern names only the invisible characters of the Basic Multilingual
+/// Plane: the few beyond it (tags, some format characters) cannot be written
+/// in a pattern that regex engines of every kind read alike (see
+/// [`bmp_class`]), so text made of those alone matches yet is refused as blank.
+static NOT_BLANK_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    let refused = refused_anywhere();
+    let invisible = bmp_class(domain::text::INVISIBLE);
+    format!("^[^{refused}]*[^{invisible}][^{refused}]*$")
+});
+
+/// The characters no text may hold, as the inside of a character class.
+fn refused_anywhere() -> String {
+    bmp_class(&['\0'..='\0']) + &bmp_class(domain::text::BIDI_CONTROLS)
+}
+
+/// The characters of `ranges` in the Basic Multilingual Plane as the inside
+/// of a regex character class, each written `\uXXXX`, which ECMA-262 (with or
+/// without the `u` flag), Python and Rust all read alike. Characters beyond
+/// it are left out: without the `u` flag, ECMA-262 reads each as two UTF-16
+/// units, and a range of them is a syntax error.
+fn bmp_class(ranges: &[RangeInclusive<char>]) -> String {
+    const LAST: char = '\u{FFFF}';
+    ranges
+        .iter()
+        .filter(|range| *range.start() <= LAST)
+        .map(|range| {
+            let (start, end) = (
+                u32::from(*range.start()),
+                u32::from(*range.end().min(&LAST)),
+            );
+            if start == end {
+                format!("\\u{start:04x}")
+            } else {
+                format!("\\u{start:04x}-\\u{end:04x}")
+            }
+        })
+        .collect()
+}
+
+/// Which way a field's value travels: requests state the accepted values,
+/// responses the shown ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Direction {
+    Request,
+    /// A query parameter: read as sent, never stored.
+    Query,
+    Response,
+}
+
+/// A reference to a schema of the components.
+pub(super) fn schema_ref(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// The schema of a request body: its writable fields.
+pub(super) fn request_schema(fields: &[Field], partial: bool) -> Schema {
+    let mut object = ObjectBuilder::new().schema_type(Type::Object);
+    for field in fields.iter().filter(|f| !f.read_only) {
+        object = object.property(field.name, field_schema(field, Direction::Request));
+        if field.required && !partial {
+            object = object.required(field.name);
+        }
+    }
+    object.into()
+}
+
+/// The schema of a resource as responses show it: every field, always.
+pub(super) fn response_schema(resource: &Resource) -> Schema {
+    let object = object_of(resource.fields, Direction::Response);
+    let Schema::Object(mut object) = object else {
+        unreachable!("object_of builds an object")
+    };
+    object.description = Some(resource.description.to_owned());
+    Schema::Object(object)
+}
+
+/// An object with every field present and no other.
+fn object_of(fields: &[Field], direction: Direction) -> Schema {
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    for field in fields {
+        object = object
+            .property(field.name, field_schema(field, direction))
+            .required(field.name);
+    }
+    object.into()
+}
+
+fn nullable(kind: Type, field: &Field) -> SchemaType {
+    if field.nullable {
+        SchemaType::from_iter([kind, Type::Null])
+    } else {
+        SchemaType::Type(kind)
+    }
+}
+
+/// One field's schema, from the same description OPTIONS shows.
+pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
+    if field.kind == FieldType::List {
+        let children = field.children.unwrap_or_default();
+        let item = match direction {
+            Direction::Request | Direction::Query => request_schema(children, false),
+            Direction::Response => object_of(children, direction),
+        };
+        return ArrayBuilder::new()
+            .title(Some(field.label))
+            .items(RefOr::T(item))
+            .into();
+    }
+    let kind = match field.kind {
+        FieldType::Boolean => Type::Boolean,
+        FieldType::Integer => Type::Integer,
+        _ => Type::String,
+    };
+    let mut schema = ObjectBuilder::new()
+        .schema_type(nullable(kind.clone(), field))
+        .title(Some(field.label))
+        .read_only(field.read_only && direction == Direction::Response);
+    // E-mail addresses are described by the server's own pattern alone:
+    // JSON Schema's `email` format is a different rule (RFC 5321's).
+    let format = match field.kind {
+        FieldType::Url => Some("uri"),
+        _ => field.format,
+    };
+    if let Some(format) = format {
+        schema = schema.format(Some(SchemaFormat::Custom(format.to_owned())));
+    }
+    match field.kind {
+        FieldType::Datetime => schema = schema.pattern(Some(TIMESTAMP_PATTERN)),
+        FieldType::Email => schema = schema.pattern(Some(EMAIL_PATTERN)),
+        _ => {}
+    }
+    if kind == Type::Integer {
+        schema = schema
+            .minimum(field.minimum.map(|n| n as f64))
+            .maximum(field.maximum.map(|n| n as f64));
+    }
+    if !field.choices.is_empty() {
+        let mut values: Vec<serde_json::Value> = field.choices.iter().map(|&c| c.into()).collect();
+        if field.nullable {
+            values.push(serde_json::Value::Null);
+        }
+        schema = schema.enum_values(Some(values));
+    }
+    let text = matches!(field.kind, FieldType::String | FieldType::Email);
+    if text && field.choices.is_empty() && !field.read_only {
+        schema = schema.max_length(field.max_length);
+        let free_text = field.kind == FieldType::String;
+        if free_text && direction == Direction::Request {
+            if field.allow_blank {
+                schema = schema.pattern(Some(TEXT_PATTERN.as_str()));
+            } else {
+                schema = schema.min_length(Some(1)).pattern(Some(if field.trim {
+                    NOT_BLANK_PATTERN.as_str()
+                } else {
+                    TEXT_PATTERN.as_str()
+                }));
+            }
+        }
+    }
+    schema.into()
+}
+
+/// 400: field errors, or a `detail` for a body that is not JSON.
+pub(super) fn bad_request_schema() -> Schema {
+    AnyOfBuilder::new()
+        .item(schema_ref(VALIDATION_ERROR))
+        .item(schema_ref(resources::DETAIL.name))
+        .into()
+}
+
+/// Field name → messages, as DRF writes them.
+pub(super) fn validation_error_schema() -> Schema {
+    let messages = || ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String));
+    // Lists of objects (a heartbeat's ports) get one object of errors per item.
+    let item_errors = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(messages()));
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(
+            "Field name → messages; errors of no single field are under `non_field_errors`.",
+        ))
+        .additional_properties(Some(
+            ArrayBuilder::new().items(
+                AnyOfBuilder::new()
+                    .item(ObjectBuilder::new().schema_type(Type::String))
+                    .item(item_errors),
+            ),
+        ))
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex::Regex;
+
+    fn compiled(pattern: &str) -> Regex {
+        Regex::new(pattern).expect("a valid pattern")
+    }
+
+    #[test]
+    fn text_patterns_accept_what_the_server_accepts() {
+        let text = compiled(&TEXT_PATTERN);
+        let not_blank = compiled(&NOT_BLANK_PATTERN);
+        let samples = [
+            "",
+            "Kitchen Pi",
+            "   ",
+            "\u{200B}\u{200B}",
+            "\u{3164}",
+            "\u{E0020}x",
+            "👩\u{200D}💻 lab",
+            "\u{05E9}\u{05DC}\u{05D5}\u{05DD} \u{200F}",
+            "a\u{202E}b",
+            "\u{2066}",
+            "x\u{2069}",
+            "a\0",
+            "\0",
+            "\u{2800}",
+        ];
+        for sample in samples {
+            let allowed = !sample.contains('\0') && !domain::text::has_bidi_control(sample);
+            assert_eq!(text.is_match(sample), allowed, "{sample:?}");
+            assert_eq!(
+                not_blank.is_match(sample),
+                allowed && !domain::text::is_blank(sample),
+                "{sample:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_invisible_characters_beyond_the_basic_plane_slip_through() {
+        let not_blank = compiled(&NOT_BLANK_PATTERN);
+        for sample in ["\u{E0020}", "\u{1D173}\u{2800}", "\u{110BD}"] {
+            assert!(domain::text::is_blank(sample), "{sample:?}");
+            assert!(not_blank.is_match(sample), "{sample:?}");
+        }
+    }
+
+    #[test]
+    fn patterns_are_plain_ascii_so_every_regex_dialect_reads_them_alike() {
+        for pattern in [TEXT_PATTERN.as_str(), NOT_BLANK_PATTERN.as_str()] {
+            assert!(pattern.is_ascii(), "{pattern}");
+            assert!(!pattern.contains("\\u{"), "{pattern}");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+"""Log in, list the devices, reboot one, log out, with the Python client that
+openapi-python-client generated from /openapi.json (the package
+`devmgr_client`, on the path). Reads DEVMGR_URL, DEVMGR_EMAIL,
+DEVMGR_PASSWORD and DEVMGR_SERIAL; prints what each call answered as one
+JSON object, which tests/tests/e2e/api_clients.rs checks.
+"""
+
+import json
+import os
+from uuid import UUID
+
+from devmgr_client import AuthenticatedClient, Client
+from devmgr_client.api.accounts import login, logout
+from devmgr_client.api.devices import list_devices, reboot_device
+from devmgr_client.models import AuthToken, Detail, LoginBody
+
+base = os.environ["DEVMGR_URL"]
+answers = {}
+
+with Client(base_url=base) as anonymous:
+    reply = login.sync_detailed(
+        client=anonymous,
+        body=LoginBody(email=os.environ["DEVMGR_EMAIL"], password=os.environ["DEVMGR_PASSWORD"]),
+    )
+    assert isinstance(reply.parsed, AuthToken), reply
+    answers["login"] = reply.status_code.value
+    token = reply.parsed.token
+
+with AuthenticatedClient(base_url=base, token=token, prefix="Token") as client:
+    reply = list_devices.sync_detailed(client=client)
+    answers["list"] = [reply.status_code.value, [device.name for device in reply.parsed]]
+    serial = UUID(os.environ["DEVMGR_SERIAL"])
+    assert serial in [device.serial for device in reply.parsed], reply.parsed
+    reply = reboot_device.sync_detailed(serial=serial, client=client)
+    assert isinstance(reply.parsed, Detail), reply
+    answers["reboot"] = [reply.status_code.value, reply.parsed.detail]
+    reply = logout.sync_detailed(client=client)
+    answers["logout"] = reply.status_code.value
+    reply = list_devices.sync_detailed(client=client)
+    assert isinstance(reply.parsed, Detail), reply
+    answers["after_logout"] = [reply.status_code.value, reply.parsed.detail]
+
+print(json.dumps(answers))
