@@ -31,6 +31,18 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parses a command line: `devmgr` and its arguments (options missing
+    /// from it are read from the environment, as for the binary).
+    pub fn from_args<I, T>(args: I) -> Result<Self, crate::CommandError>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        Self::try_parse_from(args).map_err(|error| crate::CommandError(error.to_string()))
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

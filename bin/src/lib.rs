@@ -1,10 +1,15 @@
 //! devmgr's composition root: the command line, configuration, and the
 //! wiring that chooses which adapter fills each port.
+//!
+//! Besides [`main`], the end-to-end tests use [`server::InProcessServer`]
+//! (the server of `devmgr serve` inside their own process) and [`run_once`]
+//! (a one-shot command's result without a process).
 
 pub mod cli;
 mod commands;
 pub mod database_url;
 mod os;
+pub mod server;
 mod wiring;
 
 use clap::Parser;
@@ -46,6 +51,19 @@ pub fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Runs a one-shot command line (`devmgr` and its arguments, any subcommand
+/// but `serve`) in this process, on an actix system of its own, and returns
+/// the JSON object `devmgr` would print. Refusals of the command line itself
+/// (unknown options, bad values) are errors too.
+pub fn run_once<I, T>(args: I) -> Result<serde_json::Value, CommandError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = cli::Cli::from_args(args)?;
+    actix_web::rt::System::new().block_on(commands::run_once(&cli))
 }
 
 fn init_logging(cli: &cli::Cli) {

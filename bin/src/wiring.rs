@@ -4,9 +4,9 @@ use crate::CommandError;
 use crate::database_url::DatabaseUrl;
 use adapters_postgres::PgStore;
 use adapters_sqlite::SqliteStore;
-use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
+use adapters_system::{Argon2Hasher, OsRandom};
 use application::ports::{
-    AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
+    AccountRepository, Clock, CommandRepository, DeviceRepository, EmailKeyRepository,
     LoginAttemptRepository, MailLinks, Mailer, Outbox, TokenRepository,
 };
 use application::{DevMgr, Ports, Settings};
@@ -51,15 +51,16 @@ pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError
     }
 }
 
-/// The application over the database, the given mailer, Argon2id and the system.
-/// At most `max_hash_queue` password hashes wait for a core; one more is
-/// refused as busy. Mail links come from `links`.
+/// The application over the database, the given mailer, Argon2id, the
+/// system's randomness and `clock`. At most `max_hash_queue` password hashes
+/// wait for a core; one more is refused as busy. Mail links come from `links`.
 pub async fn application(
     store: Store,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
     max_hash_queue: usize,
     links: Arc<dyn MailLinks>,
+    clock: Arc<dyn Clock>,
 ) -> Result<DevMgr, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
@@ -69,8 +70,8 @@ pub async fn application(
     .await?;
     let hasher = Arc::new(hasher);
     let ports = match store {
-        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links),
-        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links),
+        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
+        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
     };
     Ok(DevMgr::new(ports, settings))
 }
@@ -81,6 +82,7 @@ fn ports_over<S>(
     mailer: Arc<dyn Mailer>,
     hasher: Arc<Argon2Hasher>,
     links: Arc<dyn MailLinks>,
+    clock: Arc<dyn Clock>,
 ) -> Ports
 where
     S: AccountRepository
@@ -103,7 +105,7 @@ where
         mailer,
         links,
         hasher,
-        clock: Arc::new(SystemClock),
+        clock,
         random: Arc::new(OsRandom),
     }
 }

@@ -1,4 +1,4 @@
-use crate::{CommandError, print_json};
+use crate::CommandError;
 use adapters_system::OsRandom;
 use application::DevMgr;
 use application::ports::RandomSource;
@@ -9,7 +9,7 @@ use serde_json::json;
 const GIB: i64 = 1024 * 1024 * 1024;
 
 /// `devmgr demo`: a fresh verified account with three devices.
-pub async fn run(app: &DevMgr, base_url: &str) -> Result<(), CommandError> {
+pub async fn run(app: &DevMgr, base_url: &str) -> Result<serde_json::Value, CommandError> {
     let suffix = random_text(6);
     let email = EmailAddress::parse(&format!("demo-{suffix}@example.com"))
         .map_err(CommandError::from_display)?;
@@ -23,7 +23,7 @@ pub async fn run(app: &DevMgr, base_url: &str) -> Result<(), CommandError> {
             .await
             .map_err(CommandError::from_display)?;
     }
-    print_json(&json!({
+    Ok(json!({
         "email": user.email,
         "password": password,
         "token": user.token,

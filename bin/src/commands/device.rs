@@ -1,12 +1,16 @@
+use crate::CommandError;
 use crate::cli::DeviceAddArgs;
-use crate::{CommandError, print_json};
 use adapters_http::DeviceJson;
 use application::DevMgr;
 use application::use_cases::DeviceSpec;
 use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
 
 /// `devmgr device add`.
-pub async fn add(app: &DevMgr, base_url: &str, args: &DeviceAddArgs) -> Result<(), CommandError> {
+pub async fn add(
+    app: &DevMgr,
+    base_url: &str,
+    args: &DeviceAddArgs,
+) -> Result<serde_json::Value, CommandError> {
     let owner =
         EmailAddress::parse(&args.owner).map_err(|e| CommandError(format!("--owner: {e}")))?;
     let serial = args
@@ -43,7 +47,5 @@ pub async fn add(app: &DevMgr, base_url: &str, args: &DeviceAddArgs) -> Result<(
         .add_device(&owner, spec)
         .await
         .map_err(CommandError::from_display)?;
-    let json = serde_json::to_value(DeviceJson::new(view, base_url))
-        .map_err(CommandError::from_display)?;
-    print_json(&json)
+    serde_json::to_value(DeviceJson::new(view, base_url)).map_err(CommandError::from_display)
 }

@@ -9,24 +9,38 @@ use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
 use crate::{CommandError, print_json, wiring};
 use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
+use adapters_system::SystemClock;
 use application::{DevMgr, Settings};
+use serde_json::Value;
 use std::sync::Arc;
 
-/// Runs the chosen subcommand.
+pub(crate) use serve::mailer as serve_mailer;
+
+/// Runs the chosen subcommand; one-shot commands print their result.
 pub async fn run(cli: Cli) -> Result<(), CommandError> {
     match cli.command {
         Command::Serve(ref args) => serve::run(&cli, args).await,
+        _ => print_json(&run_once(&cli).await?),
+    }
+}
+
+/// Runs a one-shot subcommand (any but `serve`) and returns its result.
+pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
+    match cli.command {
+        Command::Serve(_) => Err(CommandError(
+            "`serve` runs until stopped: it has no result".into(),
+        )),
         Command::Migrate => {
             let (_, version) = wiring::open_store(&cli.database_url).await?;
-            print_json(&serde_json::json!({ "migrated": true, "schema_version": version }))
+            Ok(serde_json::json!({ "migrated": true, "schema_version": version }))
         }
         Command::User(UserCommand::Create(ref args)) => {
-            user::create(&offline_app(&cli).await?, args).await
+            user::create(&offline_app(cli).await?, args).await
         }
         Command::Device(DeviceCommand::Add(ref args)) => {
-            device::add(&offline_app(&cli).await?, &base_url(&cli), args).await
+            device::add(&offline_app(cli).await?, &base_url(cli), args).await
         }
-        Command::Demo => demo::run(&offline_app(&cli).await?, &base_url(&cli)).await,
+        Command::Demo => demo::run(&offline_app(cli).await?, &base_url(cli)).await,
     }
 }
 
@@ -40,6 +54,7 @@ async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
         Settings::default(),
         adapters_system::DEFAULT_MAX_QUEUE,
         Arc::new(links),
+        Arc::new(SystemClock),
     )
     .await
 }

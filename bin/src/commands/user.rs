@@ -1,18 +1,21 @@
+use crate::CommandError;
 use crate::cli::UserCreateArgs;
-use crate::{CommandError, print_json};
 use application::DevMgr;
 use domain::EmailAddress;
 use serde_json::json;
 
 /// `devmgr user create`.
-pub async fn create(app: &DevMgr, args: &UserCreateArgs) -> Result<(), CommandError> {
+pub async fn create(
+    app: &DevMgr,
+    args: &UserCreateArgs,
+) -> Result<serde_json::Value, CommandError> {
     let email =
         EmailAddress::parse(&args.email).map_err(|e| CommandError(format!("--email: {e}")))?;
     let user = app
         .create_user(email, args.password.as_deref(), &args.name, args.verified)
         .await
         .map_err(CommandError::from_display)?;
-    print_json(&json!({
+    Ok(json!({
         "email": user.email,
         "token": user.token,
         "install_token": user.install_token,

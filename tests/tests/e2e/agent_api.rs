@@ -76,7 +76,7 @@ fn refused_heartbeat(server: &Server, agent: &Agent, body: Value, errors: Value)
 
 // ---------------------------------------------------------------- install
 
-#[test]
+e2e!(install_enrols_an_offline_device_in_the_install_tokens_account);
 fn install_enrols_an_offline_device_in_the_install_tokens_account() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -103,7 +103,7 @@ fn install_enrols_an_offline_device_in_the_install_tokens_account() {
     );
 }
 
-#[test]
+e2e!(install_keeps_a_given_serial_in_lowercase_and_the_machine_type);
 fn install_keeps_a_given_serial_in_lowercase_and_the_machine_type() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -120,7 +120,7 @@ fn install_keeps_a_given_serial_in_lowercase_and_the_machine_type() {
     assert_eq!(device["machine_type_display"], "Raspberry Pi 4 Model B");
 }
 
-#[test]
+e2e!(each_install_without_a_serial_makes_a_new_device_with_its_own_token);
 fn each_install_without_a_serial_makes_a_new_device_with_its_own_token() {
     let (server, alice, first) = setup();
     let second = install(&server, &alice, "Kitchen Pi");
@@ -132,7 +132,7 @@ fn each_install_without_a_serial_makes_a_new_device_with_its_own_token() {
     heartbeat(&server, &second.token, &json!({}));
 }
 
-#[test]
+e2e!(install_uses_the_public_url_when_configured);
 fn install_uses_the_public_url_when_configured() {
     let server = Server::builder()
         .public_url("https://devmgr.example.net")
@@ -143,7 +143,7 @@ fn install_uses_the_public_url_when_configured() {
     assert!(is_lowercase_uuid(&agent.serial));
 }
 
-#[test]
+e2e!(an_unknown_install_token_is_refused);
 fn an_unknown_install_token_is_refused() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -155,7 +155,7 @@ fn an_unknown_install_token_is_refused() {
     assert_eq!(listed_serials(&server, &alice.token), Vec::<String>::new());
 }
 
-#[test]
+e2e!(install_requires_the_install_token_and_a_name);
 fn install_requires_the_install_token_and_a_name() {
     let (server, alice, _agent) = setup();
     install_call(&server, &json!({})).expect(
@@ -171,7 +171,7 @@ fn install_requires_the_install_token_and_a_name() {
     assert_eq!(listed_serials(&server, &alice.token).len(), 1);
 }
 
-#[test]
+e2e!(install_checks_the_name);
 fn install_checks_the_name() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -200,7 +200,7 @@ fn install_checks_the_name() {
     }
 }
 
-#[test]
+e2e!(install_checks_the_serial_and_the_machine_type);
 fn install_checks_the_serial_and_the_machine_type() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -236,7 +236,7 @@ fn install_checks_the_serial_and_the_machine_type() {
     assert_eq!(listed_serials(&server, &alice.token), Vec::<String>::new());
 }
 
-#[test]
+e2e!(installing_again_rekeys_the_device_and_keeps_everything_else);
 fn installing_again_rekeys_the_device_and_keeps_everything_else() {
     // A one-second online window: the device is offline again soon after
     // its heartbeat, and only an offline device is re-keyed.
@@ -256,7 +256,7 @@ fn installing_again_rekeys_the_device_and_keeps_everything_else() {
         .expect_status(200);
     reboot(&server, &alice.token, &first.serial);
     let before = device_detail(&server, &alice.token, &first.serial);
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    server.advance(std::time::Duration::from_millis(1100));
 
     let second = install_with(
         &server,
@@ -290,7 +290,7 @@ fn installing_again_rekeys_the_device_and_keeps_everything_else() {
     assert_eq!(listed_serials(&server, &alice.token), [first.serial]);
 }
 
-#[test]
+e2e!(installing_a_device_added_on_the_command_line_rekeys_it);
 fn installing_a_device_added_on_the_command_line_rekeys_it() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -309,7 +309,7 @@ fn installing_a_device_added_on_the_command_line_rekeys_it() {
     heartbeat(&server, &agent.token, &json!({}));
 }
 
-#[test]
+e2e!(reinstalling_sets_the_machine_type_only_when_sent);
 fn reinstalling_sets_the_machine_type_only_when_sent() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -331,7 +331,7 @@ fn reinstalling_sets_the_machine_type_only_when_sent() {
     );
 }
 
-#[test]
+e2e!(a_serial_of_another_account_is_refused);
 fn a_serial_of_another_account_is_refused() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -358,7 +358,7 @@ fn a_serial_of_another_account_is_refused() {
     heartbeat(&server, &bobs.token, &json!({}));
 }
 
-#[test]
+e2e!(install_is_throttled_per_address);
 fn install_is_throttled_per_address() {
     let server = Server::builder()
         .args(&["--throttle-rate", "2/minute"])
@@ -380,7 +380,7 @@ fn install_is_throttled_per_address() {
         .expect_throttled();
 }
 
-#[test]
+e2e!(agent_routes_are_not_throttled);
 fn agent_routes_are_not_throttled() {
     let server = Server::builder()
         .args(&["--throttle-rate", "1/minute"])
@@ -395,14 +395,14 @@ fn agent_routes_are_not_throttled() {
 
 // ---------------------------------------------------------------- heartbeat
 
-#[test]
+e2e!(a_heartbeat_answers_with_no_commands_and_the_interval);
 fn a_heartbeat_answers_with_no_commands_and_the_interval() {
     let (server, _alice, agent) = setup();
     heartbeat_call(&server, &agent.token, &json!({}))
         .expect(200, json!({"commands": [], "heartbeat_interval": 30}));
 }
 
-#[test]
+e2e!(the_heartbeat_interval_is_a_third_of_the_online_window_at_least_1);
 fn the_heartbeat_interval_is_a_third_of_the_online_window_at_least_1() {
     for (window, interval) in [(9, 3), (10, 3), (2, 1), (1, 1)] {
         let server = Server::builder().online_window(window).start();
@@ -416,7 +416,7 @@ fn the_heartbeat_interval_is_a_third_of_the_online_window_at_least_1() {
     }
 }
 
-#[test]
+e2e!(a_heartbeat_reports_the_facts_to_the_owner);
 fn a_heartbeat_reports_the_facts_to_the_owner() {
     let (server, alice, agent) = setup();
     heartbeat(&server, &agent.token, &all_facts());
@@ -426,7 +426,7 @@ fn a_heartbeat_reports_the_facts_to_the_owner() {
     assert_eq!(device["description"], "");
 }
 
-#[test]
+e2e!(omitted_facts_keep_their_values);
 fn omitted_facts_keep_their_values() {
     let (server, alice, agent) = setup();
     heartbeat(&server, &agent.token, &all_facts());
@@ -449,7 +449,7 @@ fn omitted_facts_keep_their_values() {
     );
 }
 
-#[test]
+e2e!(null_disk_values_mean_unknown_and_strings_may_be_blanked);
 fn null_disk_values_mean_unknown_and_strings_may_be_blanked() {
     let (server, alice, agent) = setup();
     heartbeat(&server, &agent.token, &all_facts());
@@ -466,7 +466,7 @@ fn null_disk_values_mean_unknown_and_strings_may_be_blanked() {
     assert_eq!(device["ram_capacity"], 4096);
 }
 
-#[test]
+e2e!(integers_sent_as_text_are_refused_as_the_schema_says);
 fn integers_sent_as_text_are_refused_as_the_schema_says() {
     let (server, alice, agent) = setup();
     let reply = heartbeat_call(
@@ -492,7 +492,7 @@ fn integers_sent_as_text_are_refused_as_the_schema_says() {
     assert_eq!(device["ram_capacity"], 0);
 }
 
-#[test]
+e2e!(a_heartbeat_with_bad_integers_is_refused_and_changes_nothing);
 fn a_heartbeat_with_bad_integers_is_refused_and_changes_nothing() {
     let (server, alice, agent) = setup();
     heartbeat(&server, &agent.token, &all_facts());
@@ -517,7 +517,7 @@ fn a_heartbeat_with_bad_integers_is_refused_and_changes_nothing() {
     assert_eq!(device_detail(&server, &alice.token, &agent.serial), before);
 }
 
-#[test]
+e2e!(a_heartbeat_with_bad_text_is_refused);
 fn a_heartbeat_with_bad_text_is_refused() {
     let (server, alice, agent) = setup();
     let cases = [
@@ -561,7 +561,7 @@ fn a_heartbeat_with_bad_text_is_refused() {
     assert_eq!(device["uname"], chars('ö', 1000));
 }
 
-#[test]
+e2e!(heartbeat_and_install_bodies_follow_the_json_conventions);
 fn heartbeat_and_install_bodies_follow_the_json_conventions() {
     let server = Server::builder().throttle_off().start();
     let alice = server.account("alice@example.com");
@@ -581,7 +581,7 @@ fn heartbeat_and_install_bodies_follow_the_json_conventions() {
 
 // ---------------------------------------------------------------- ports
 
-#[test]
+e2e!(ports_are_listed_by_port_then_protocol);
 fn ports_are_listed_by_port_then_protocol() {
     let (server, alice, agent) = setup();
     report_ports(
@@ -609,7 +609,7 @@ fn ports_are_listed_by_port_then_protocol() {
     );
 }
 
-#[test]
+e2e!(ports_are_replaced_when_sent_and_kept_when_omitted);
 fn ports_are_replaced_when_sent_and_kept_when_omitted() {
     let (server, alice, agent) = setup();
     report_ports(
@@ -638,7 +638,7 @@ fn ports_are_replaced_when_sent_and_kept_when_omitted() {
     );
 }
 
-#[test]
+e2e!(a_port_reported_twice_is_kept_once_with_the_first_name);
 fn a_port_reported_twice_is_kept_once_with_the_first_name() {
     let (server, alice, agent) = setup();
     report_ports(
@@ -659,7 +659,7 @@ fn a_port_reported_twice_is_kept_once_with_the_first_name() {
     );
 }
 
-#[test]
+e2e!(port_numbers_must_be_from_1_to_65535);
 fn port_numbers_must_be_from_1_to_65535() {
     let (server, alice, agent) = setup();
     let good = json!({"port": 22, "protocol": "tcp"});
@@ -685,7 +685,7 @@ fn port_numbers_must_be_from_1_to_65535() {
     );
 }
 
-#[test]
+e2e!(a_port_needs_a_port_number_and_tcp_or_udp);
 fn a_port_needs_a_port_number_and_tcp_or_udp() {
     let (server, alice, agent) = setup();
     refused_heartbeat(
@@ -703,7 +703,7 @@ fn a_port_needs_a_port_number_and_tcp_or_udp() {
     );
 }
 
-#[test]
+e2e!(a_port_name_may_have_64_characters_but_not_65);
 fn a_port_name_may_have_64_characters_but_not_65() {
     let (server, alice, agent) = setup();
     refused_heartbeat(
@@ -723,7 +723,7 @@ fn a_port_name_may_have_64_characters_but_not_65() {
     );
 }
 
-#[test]
+e2e!(ports_must_be_a_list_of_objects);
 fn ports_must_be_a_list_of_objects() {
     let (server, alice, agent) = setup();
     refused_heartbeat(
@@ -749,7 +749,7 @@ fn ports_must_be_a_list_of_objects() {
 
 // ---------------------------------------------------------------- online
 
-#[test]
+e2e!(a_heartbeat_makes_the_device_online_until_the_window_passes);
 fn a_heartbeat_makes_the_device_online_until_the_window_passes() {
     let server = Server::builder().online_window(2).start();
     let alice = server.account("alice@example.com");
@@ -759,7 +759,7 @@ fn a_heartbeat_makes_the_device_online_until_the_window_passes() {
         device_detail(&server, &alice.token, &agent.serial)["online"],
         true
     );
-    thread::sleep(Duration::from_millis(3500));
+    server.advance(Duration::from_millis(3500));
     assert_eq!(
         device_detail(&server, &alice.token, &agent.serial)["online"],
         false
@@ -768,7 +768,7 @@ fn a_heartbeat_makes_the_device_online_until_the_window_passes() {
 
 // ---------------------------------------------------------------- commands
 
-#[test]
+e2e!(a_reboot_is_handed_out_once_by_the_next_heartbeat);
 fn a_reboot_is_handed_out_once_by_the_next_heartbeat() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -782,7 +782,7 @@ fn a_reboot_is_handed_out_once_by_the_next_heartbeat() {
     assert_eq!(poll(&server, &agent.token, 0), Vec::<Value>::new());
 }
 
-#[test]
+e2e!(a_pending_reboot_is_handed_out_once_by_a_long_poll);
 fn a_pending_reboot_is_handed_out_once_by_a_long_poll() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -795,7 +795,7 @@ fn a_pending_reboot_is_handed_out_once_by_a_long_poll() {
     );
 }
 
-#[test]
+e2e!(queuing_a_reboot_wakes_a_waiting_long_poll);
 fn queuing_a_reboot_wakes_a_waiting_long_poll() {
     let (server, alice, agent) = setup();
     let commands = thread::scope(|scope| {
@@ -812,7 +812,7 @@ fn queuing_a_reboot_wakes_a_waiting_long_poll() {
     );
 }
 
-#[test]
+e2e!(another_devices_command_does_not_answer_a_long_poll);
 fn another_devices_command_does_not_answer_a_long_poll() {
     let (server, alice, kitchen) = setup();
     let garage = install(&server, &alice, "Garage Pi");
@@ -826,7 +826,7 @@ fn another_devices_command_does_not_answer_a_long_poll() {
     one_reboot(&heartbeat_commands(&server, &garage.token));
 }
 
-#[test]
+e2e!(a_long_poll_with_nothing_pending_answers_an_empty_list_and_is_no_heartbeat);
 fn a_long_poll_with_nothing_pending_answers_an_empty_list_and_is_no_heartbeat() {
     let (server, alice, agent) = setup();
     assert_eq!(poll(&server, &agent.token, 1), Vec::<Value>::new());
@@ -843,7 +843,7 @@ fn a_long_poll_with_nothing_pending_answers_an_empty_list_and_is_no_heartbeat() 
     );
 }
 
-#[test]
+e2e!(wait_must_be_a_whole_number_from_0_to_60);
 fn wait_must_be_a_whole_number_from_0_to_60() {
     let (server, alice, agent) = setup();
     for (wait, message) in [
@@ -862,7 +862,7 @@ fn wait_must_be_a_whole_number_from_0_to_60() {
     one_reboot(&poll(&server, &agent.token, 0));
 }
 
-#[test]
+e2e!(head_on_commands_hands_nothing_out);
 fn head_on_commands_hands_nothing_out() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -879,7 +879,7 @@ fn head_on_commands_hands_nothing_out() {
     one_reboot(&heartbeat_commands(&server, &agent.token));
 }
 
-#[test]
+e2e!(a_reboot_asked_for_twice_while_pending_is_queued_once);
 fn a_reboot_asked_for_twice_while_pending_is_queued_once() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -888,7 +888,7 @@ fn a_reboot_asked_for_twice_while_pending_is_queued_once() {
     assert_eq!(poll(&server, &agent.token, 0), Vec::<Value>::new());
 }
 
-#[test]
+e2e!(a_reboot_after_the_last_ended_is_a_new_command);
 fn a_reboot_after_the_last_ended_is_a_new_command() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -911,7 +911,7 @@ fn a_reboot_after_the_last_ended_is_a_new_command() {
     assert_ne!(first, second);
 }
 
-#[test]
+e2e!(commands_go_only_to_their_own_device);
 fn commands_go_only_to_their_own_device() {
     let (server, alice, kitchen) = setup();
     let garage = install(&server, &alice, "Garage Pi");
@@ -926,7 +926,7 @@ fn commands_go_only_to_their_own_device() {
 
 // ---------------------------------------------------------------- ack
 
-#[test]
+e2e!(a_command_is_acknowledged_with_204_and_again_with_204);
 fn a_command_is_acknowledged_with_204_and_again_with_204() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -951,7 +951,7 @@ fn a_command_is_acknowledged_with_204_and_again_with_204() {
     .expect_empty(204);
 }
 
-#[test]
+e2e!(acknowledging_an_unknown_or_foreign_command_is_404);
 fn acknowledging_an_unknown_or_foreign_command_is_404() {
     let (server, alice, agent) = setup();
     let other = install(&server, &alice, "Garage Pi");
@@ -965,7 +965,7 @@ fn acknowledging_an_unknown_or_foreign_command_is_404() {
     ack_call(&server, &other.token, &others, &json!({"status": "done"})).expect_empty(204);
 }
 
-#[test]
+e2e!(an_acknowledgement_needs_a_valid_status_and_a_short_detail);
 fn an_acknowledgement_needs_a_valid_status_and_a_short_detail() {
     let (server, alice, agent) = setup();
     reboot(&server, &alice.token, &agent.serial);
@@ -1008,7 +1008,7 @@ fn agent_calls(server: &Server) -> Vec<Call> {
     ]
 }
 
-#[test]
+e2e!(agent_routes_need_credentials);
 fn agent_routes_need_credentials() {
     let (server, alice, agent) = setup();
     for call in agent_calls(&server) {
@@ -1037,7 +1037,7 @@ fn agent_routes_need_credentials() {
     );
 }
 
-#[test]
+e2e!(agent_routes_refuse_malformed_and_unknown_device_tokens);
 fn agent_routes_refuse_malformed_and_unknown_device_tokens() {
     let (server, _alice, agent) = setup();
     let variants = [
@@ -1060,7 +1060,7 @@ fn agent_routes_refuse_malformed_and_unknown_device_tokens() {
     heartbeat(&server, &agent.token, &json!({}));
 }
 
-#[test]
+e2e!(the_device_keyword_is_case_insensitive);
 fn the_device_keyword_is_case_insensitive() {
     let (server, _alice, agent) = setup();
     for keyword in ["Device", "device", "DEVICE", "dEvIcE"] {
@@ -1073,7 +1073,7 @@ fn the_device_keyword_is_case_insensitive() {
     }
 }
 
-#[test]
+e2e!(a_device_token_is_no_credential_on_user_routes);
 fn a_device_token_is_no_credential_on_user_routes() {
     let (server, alice, agent) = setup();
     for (method, path) in [
@@ -1096,7 +1096,7 @@ fn a_device_token_is_no_credential_on_user_routes() {
     device_detail(&server, &alice.token, &agent.serial);
 }
 
-#[test]
+e2e!(options_on_agent_routes_needs_no_credentials);
 fn options_on_agent_routes_needs_no_credentials() {
     let (server, _alice, agent) = setup();
     let ack = ack_path(MISSING_SERIAL);
@@ -1129,7 +1129,7 @@ fn options_on_agent_routes_needs_no_credentials() {
     }
 }
 
-#[test]
+e2e!(options_lists_the_body_fields_of_the_agent_routes);
 fn options_lists_the_body_fields_of_the_agent_routes() {
     let (server, _alice, _agent) = setup();
     let actions = |path: &str| {
@@ -1177,7 +1177,7 @@ fn options_lists_the_body_fields_of_the_agent_routes() {
     assert_eq!(actions("/agent/commands/"), json!({}));
 }
 
-#[test]
+e2e!(a_wrong_method_on_an_agent_route_is_401_without_and_405_with_credentials);
 fn a_wrong_method_on_an_agent_route_is_401_without_and_405_with_credentials() {
     let (server, _alice, agent) = setup();
     let ack = ack_path(MISSING_SERIAL);
@@ -1209,7 +1209,7 @@ fn a_wrong_method_on_an_agent_route_is_401_without_and_405_with_credentials() {
     }
 }
 
-#[test]
+e2e!(agent_paths_without_a_trailing_slash_redirect);
 fn agent_paths_without_a_trailing_slash_redirect() {
     let (server, _alice, agent) = setup();
     let ack = ack_path(MISSING_SERIAL);

@@ -172,7 +172,7 @@ fn port_of(base: &str) -> u64 {
         .expect("the server's address has a port")
 }
 
-#[test]
+e2e!(an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped);
 fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
     let server = Server::builder().online_window(WINDOW_SECS).start();
     let alice = server.account("alice@example.com");
@@ -258,7 +258,7 @@ fn an_agent_enrols_reports_its_facts_reboots_and_goes_offline_when_stopped() {
     });
 }
 
-#[test]
+e2e!(the_agent_rides_out_a_server_restart);
 fn the_agent_rides_out_a_server_restart() {
     // A port outside the ephemeral range, so that nothing takes it while the
     // server is down.
@@ -296,7 +296,7 @@ fn the_agent_rides_out_a_server_restart() {
     });
 }
 
-#[test]
+e2e!(a_failing_reboot_command_is_acknowledged_as_failed);
 fn a_failing_reboot_command_is_acknowledged_as_failed() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -315,7 +315,7 @@ fn a_failing_reboot_command_is_acknowledged_as_failed() {
     assert!(log.contains("no reboot here"), "{log}");
 }
 
-#[test]
+e2e!(a_deleted_devices_agent_keeps_running_and_says_why);
 fn a_deleted_devices_agent_keeps_running_and_says_why() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -337,7 +337,7 @@ fn a_deleted_devices_agent_keeps_running_and_says_why() {
     assert!(listed_serials(&server, &alice.token).is_empty());
 }
 
-#[test]
+e2e!(installing_with_a_wrong_token_fails_and_writes_no_config);
 fn installing_with_a_wrong_token_fails_and_writes_no_config() {
     let server = Server::start();
     let device = Device::new();
@@ -354,7 +354,7 @@ fn installing_with_a_wrong_token_fails_and_writes_no_config() {
     assert!(!device.config().exists());
 }
 
-#[test]
+e2e!(installing_again_rekeys_the_same_device);
 fn installing_again_rekeys_the_same_device() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -390,10 +390,10 @@ fn newest_status(server: &Server, owner_token: &str, serial: &str) -> Option<Str
         .map(|command| string(command, "status"))
 }
 
+e2e!(a_reboot_sent_to_a_dead_poll_runs_exactly_once_when_the_agent_is_back);
 /// The audit's lost reboot: the agent dies while its long poll waits (the
 /// server still holds the poll), the reboot goes to the dead connection, and
 /// the agent comes back. The command is handed out again and runs once.
-#[test]
 fn a_reboot_sent_to_a_dead_poll_runs_exactly_once_when_the_agent_is_back() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -422,10 +422,10 @@ fn a_reboot_sent_to_a_dead_poll_runs_exactly_once_when_the_agent_is_back() {
     assert_eq!(command_history(&server, &alice.token, &serial).len(), 1);
 }
 
+e2e!(a_device_that_reboots_before_saying_done_is_not_rebooted_again);
 /// The device reboots (here: the reboot command kills the agent) before the
 /// agent can send `done`. When the agent starts again it remembers the
 /// command: it is not carried out again, and it is reported done.
-#[test]
 fn a_device_that_reboots_before_saying_done_is_not_rebooted_again() {
     let server = Server::start();
     let alice = server.account("alice@example.com");

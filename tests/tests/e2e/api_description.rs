@@ -102,7 +102,7 @@ fn concrete(path: &str) -> String {
         .replace("{key}", "some-key")
 }
 
-#[test]
+e2e!(the_document_is_openapi_3_1_and_a_validator_accepts_it);
 fn the_document_is_openapi_3_1_and_a_validator_accepts_it() {
     let server = Server::start();
     let reply = server.get("/openapi.json").send();
@@ -127,7 +127,7 @@ fn the_document_is_openapi_3_1_and_a_validator_accepts_it() {
     );
 }
 
-#[test]
+e2e!(every_documented_route_is_described_with_its_methods_and_slash);
 fn every_documented_route_is_described_with_its_methods_and_slash() {
     let server = Server::start();
     let doc = document(&server);
@@ -171,7 +171,7 @@ fn every_documented_route_is_described_with_its_methods_and_slash() {
     }
 }
 
-#[test]
+e2e!(operations_have_the_ids_and_descriptions_client_generators_use);
 fn operations_have_the_ids_and_descriptions_client_generators_use() {
     let server = Server::start();
     let doc = document(&server);
@@ -209,7 +209,7 @@ fn operations_have_the_ids_and_descriptions_client_generators_use() {
     }
 }
 
-#[test]
+e2e!(users_and_devices_have_their_own_security_schemes);
 fn users_and_devices_have_their_own_security_schemes() {
     let server = Server::start();
     let doc = document(&server);
@@ -341,7 +341,7 @@ fn assert_fields_agree(
     }
 }
 
-#[test]
+e2e!(options_and_the_document_describe_every_body_alike);
 fn options_and_the_document_describe_every_body_alike() {
     let server = Server::start();
     let doc = document(&server);
@@ -384,7 +384,7 @@ fn options_and_the_document_describe_every_body_alike() {
     assert_eq!(compared, 14);
 }
 
-#[test]
+e2e!(every_failure_answers_with_a_drf_body_the_document_names);
 fn every_failure_answers_with_a_drf_body_the_document_names() {
     let server = Server::start();
     let doc = document(&server);
@@ -460,7 +460,7 @@ pub fn chromium() -> &'static Path {
     }
 }
 
-#[test]
+e2e!(the_docs_render_in_a_headless_browser_with_no_internet);
 fn the_docs_render_in_a_headless_browser_with_no_internet() {
     let server = Server::start();
     let profile = tempfile::tempdir().expect("a temporary folder");

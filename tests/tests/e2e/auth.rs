@@ -3,7 +3,7 @@
 use crate::support::*;
 use serde_json::json;
 
-#[test]
+e2e!(logging_in_answers_201_with_a_new_token_each_time);
 fn logging_in_answers_201_with_a_new_token_each_time() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -18,7 +18,7 @@ fn logging_in_answers_201_with_a_new_token_each_time() {
     }
 }
 
-#[test]
+e2e!(logging_in_ignores_the_letter_case_of_the_email);
 fn logging_in_ignores_the_letter_case_of_the_email() {
     let server = Server::start();
     server.account("alice@example.com");
@@ -31,7 +31,7 @@ fn logging_in_ignores_the_letter_case_of_the_email() {
     }
 }
 
-#[test]
+e2e!(a_wrong_password_and_an_unknown_email_fail_alike);
 fn a_wrong_password_and_an_unknown_email_fail_alike() {
     let server = Server::start();
     server.account("alice@example.com");
@@ -50,7 +50,7 @@ fn a_wrong_password_and_an_unknown_email_fail_alike() {
         .expect(400, refused);
 }
 
-#[test]
+e2e!(an_unverified_account_cannot_log_in_even_with_the_right_password);
 fn an_unverified_account_cannot_log_in_even_with_the_right_password() {
     let server = Server::start();
     let carol = server.account_with("carol@example.com", &[]);
@@ -70,7 +70,7 @@ fn an_unverified_account_cannot_log_in_even_with_the_right_password() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(logging_in_validates_its_fields);
 fn logging_in_validates_its_fields() {
     let server = Server::start();
     server.account("alice@example.com");
@@ -108,7 +108,7 @@ fn logging_in_validates_its_fields() {
     );
 }
 
-#[test]
+e2e!(logging_out_ends_only_the_token_used);
 fn logging_out_ends_only_the_token_used() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -149,13 +149,13 @@ fn logging_out_ends_only_the_token_used() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(logging_out_needs_a_token);
 fn logging_out_needs_a_token() {
     let server = Server::start();
     server.delete("/auth/").send().expect_401(NOT_PROVIDED);
 }
 
-#[test]
+e2e!(a_deleted_token_is_invalid_on_public_routes_too);
 fn a_deleted_token_is_invalid_on_public_routes_too() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -178,7 +178,7 @@ fn a_deleted_token_is_invalid_on_public_routes_too() {
         .expect_401(INVALID_TOKEN);
 }
 
-#[test]
+e2e!(tokens_of_different_accounts_are_kept_apart);
 fn tokens_of_different_accounts_are_kept_apart() {
     let server = Server::start();
     let alice = server.account("alice@example.com");

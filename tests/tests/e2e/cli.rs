@@ -17,7 +17,7 @@ fn refuse_user(db: &Db, email: &str, password: &str) {
     );
 }
 
-#[test]
+e2e!(migrate_prints_json_and_can_run_again);
 fn migrate_prints_json_and_can_run_again() {
     let db = Db::new();
     let first = db.json(&["migrate"]);
@@ -29,7 +29,7 @@ fn migrate_prints_json_and_can_run_again() {
     assert_eq!(db.json(&["migrate"]), first);
 }
 
-#[test]
+e2e!(the_database_url_may_come_before_or_after_the_subcommand);
 fn the_database_url_may_come_before_or_after_the_subcommand() {
     let db = Db::new();
     let url = db.url();
@@ -53,7 +53,7 @@ fn the_database_url_may_come_before_or_after_the_subcommand() {
     refuse_user(&db, "bob@example.com", PASSWORD);
 }
 
-#[test]
+e2e!(the_database_url_may_come_from_the_environment);
 fn the_database_url_may_come_from_the_environment() {
     let server = Server::start();
     let mut command = devmgr(server.db.dir());
@@ -70,7 +70,7 @@ fn the_database_url_may_come_from_the_environment() {
     server.login_token("carol@example.com", PASSWORD);
 }
 
-#[test]
+e2e!(serve_takes_the_database_url_anywhere);
 fn serve_takes_the_database_url_anywhere() {
     for at in [DatabaseUrlAt::AfterSubcommand, DatabaseUrlAt::Environment] {
         let server = Server::builder().database_url_at(at).start();
@@ -84,7 +84,7 @@ fn serve_takes_the_database_url_anywhere() {
     }
 }
 
-#[test]
+e2e!(serve_takes_the_public_url_from_the_environment);
 fn serve_takes_the_public_url_from_the_environment() {
     let server = Server::builder()
         .env("DEVMGR_PUBLIC_URL", "https://env.example.net")
@@ -100,7 +100,7 @@ fn serve_takes_the_public_url_from_the_environment() {
     );
 }
 
-#[test]
+e2e!(usage_errors_exit_with_1);
 fn usage_errors_exit_with_1() {
     let db = Db::new();
     for args in [
@@ -113,7 +113,7 @@ fn usage_errors_exit_with_1() {
     }
 }
 
-#[test]
+e2e!(user_create_prints_the_email_a_token_and_the_install_token);
 fn user_create_prints_the_email_a_token_and_the_install_token() {
     let server = Server::start();
     let created = server.cli(&[
@@ -147,7 +147,7 @@ fn user_create_prints_the_email_a_token_and_the_install_token() {
     assert_eq!(profile["install_token"], install_token.as_str());
 }
 
-#[test]
+e2e!(user_create_without_a_password_or_with_verified);
 fn user_create_without_a_password_or_with_verified() {
     let server = Server::start();
     let bare = server.cli(&["user", "create", "--email", "otto@example.com"]);
@@ -170,7 +170,7 @@ fn user_create_without_a_password_or_with_verified() {
     assert_eq!(profile["email_verified"], true);
 }
 
-#[test]
+e2e!(user_create_applies_the_password_policy);
 fn user_create_applies_the_password_policy() {
     let db = Db::new();
     for password in [
@@ -186,7 +186,7 @@ fn user_create_applies_the_password_policy() {
     db.account_with("quentin@example.com", &[]);
 }
 
-#[test]
+e2e!(user_create_refuses_a_taken_or_malformed_address);
 fn user_create_refuses_a_taken_or_malformed_address() {
     let db = Db::new();
     db.account_with("rita@example.com", &[]);
@@ -201,7 +201,7 @@ fn user_create_refuses_a_taken_or_malformed_address() {
     }
 }
 
-#[test]
+e2e!(device_add_prints_the_device);
 fn device_add_prints_the_device() {
     let db = Db::new();
     db.account_with("sam@example.com", &[]);
@@ -240,7 +240,7 @@ fn device_add_prints_the_device() {
     assert_ne!(serial, GOOD_SERIAL);
 }
 
-#[test]
+e2e!(device_add_bounds_count_characters);
 fn device_add_bounds_count_characters() {
     let db = Db::new();
     db.account_with("sam@example.com", &[]);
@@ -251,7 +251,7 @@ fn device_add_bounds_count_characters() {
     assert_eq!(device["description"], description.as_str());
 }
 
-#[test]
+e2e!(device_add_uses_the_public_url_for_its_urls);
 fn device_add_uses_the_public_url_for_its_urls() {
     let db = Db::new();
     db.account_with("sam@example.com", &[]);
@@ -271,7 +271,7 @@ fn device_add_uses_the_public_url_for_its_urls() {
     assert_eq!(device["ports_url"], format!("{url}ports/"));
 }
 
-#[test]
+e2e!(device_add_refuses_bad_input);
 fn device_add_refuses_bad_input() {
     let db = Db::new();
     db.account_with("sam@example.com", &[]);
@@ -305,7 +305,7 @@ fn device_add_refuses_bad_input() {
     );
 }
 
-#[test]
+e2e!(the_demo_account_works_against_a_running_server);
 fn the_demo_account_works_against_a_running_server() {
     let server = Server::start();
     let demo = server.cli(&["demo"]);
@@ -330,7 +330,7 @@ fn the_demo_account_works_against_a_running_server() {
     assert!(!devices.is_empty(), "the demo account has devices");
 }
 
-#[test]
+e2e!(the_command_line_writes_while_the_server_runs);
 fn the_command_line_writes_while_the_server_runs() {
     let server = Server::start();
     // Make the server open the database first.
@@ -356,7 +356,7 @@ fn the_command_line_writes_while_the_server_runs() {
     let duplicate = server.cli_output(&["user", "create", "--email", "tom@example.com"]);
     assert_refused(&duplicate, "duplicate user create while serving");
 
-    let added = server.device("tom@example.com", "Live", &[]);
+    let added = server.db.device("tom@example.com", "Live", &[]);
     let reply = server.get("/devices/").token(&token).send();
     reply.expect_status(200);
     let listed: Vec<Value> = reply.json().as_array().expect("an array").clone();
@@ -370,9 +370,9 @@ fn the_command_line_writes_while_the_server_runs() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(serve_stops_on_sigterm);
 fn serve_stops_on_sigterm() {
-    let mut server = Server::start();
+    let mut server = Server::builder().process().start();
     // A client that keeps no idle connection, so that none delays the shutdown.
     let client = reqwest::blocking::Client::builder()
         .pool_max_idle_per_host(0)

@@ -7,7 +7,7 @@ use serde_json::json;
 const WEB_ACCOUNTS: usize = 24;
 const CLI_ACCOUNTS: usize = 8;
 
-#[test]
+e2e!(the_cli_and_the_server_write_the_same_database_at_once);
 fn the_cli_and_the_server_write_the_same_database_at_once() {
     let server = Server::builder().throttle_off().start();
     let (web_tokens, cli_tokens) = std::thread::scope(|scope| {

@@ -59,9 +59,9 @@ const ALL_METHODS: [Method; 7] = [
     Method::OPTIONS,
 ];
 
-#[test]
+e2e!(serve_prints_exactly_the_listening_line_first);
 fn serve_prints_exactly_the_listening_line_first() {
-    let server = Server::start();
+    let server = Server::builder().process().start();
     let line: Value = serde_json::from_str(server.first_stdout_line()).unwrap_or_else(|error| {
         panic!(
             "first stdout line {:?}: {error}",
@@ -79,7 +79,7 @@ fn serve_prints_exactly_the_listening_line_first() {
     );
 }
 
-#[test]
+e2e!(a_missing_trailing_slash_redirects_whatever_the_method_and_before_authentication);
 fn a_missing_trailing_slash_redirects_whatever_the_method_and_before_authentication() {
     let (server, alice, serial) = setup();
     for (route, _) in routes(&serial) {
@@ -137,7 +137,7 @@ fn a_missing_trailing_slash_redirects_whatever_the_method_and_before_authenticat
         .expect_status(200);
 }
 
-#[test]
+e2e!(unknown_paths_are_404);
 fn unknown_paths_are_404() {
     let (server, alice, serial) = setup();
     let paths = [
@@ -164,7 +164,7 @@ fn unknown_paths_are_404() {
     }
 }
 
-#[test]
+e2e!(options_answers_every_route_without_credentials);
 fn options_answers_every_route_without_credentials() {
     let (server, _alice, serial) = setup();
     for (route, allow) in routes(&serial) {
@@ -199,7 +199,7 @@ fn field_metadata(server: &Server, path: &str, method: &str, field: &str) -> Val
     meta
 }
 
-#[test]
+e2e!(options_describes_the_body_of_each_write_method);
 fn options_describes_the_body_of_each_write_method() {
     let (server, _alice, serial) = setup();
     let email = json!({"type": "email", "required": true, "read_only": false, "label": "Email"});
@@ -255,7 +255,7 @@ fn options_describes_the_body_of_each_write_method() {
     assert_eq!(reply.json()["actions"], json!({}), "{reply}");
 }
 
-#[test]
+e2e!(options_with_an_invalid_token_is_401_and_with_a_valid_one_200);
 fn options_with_an_invalid_token_is_401_and_with_a_valid_one_200() {
     let (server, alice, serial) = setup();
     for (route, allow) in routes(&serial) {
@@ -273,7 +273,7 @@ fn options_with_an_invalid_token_is_401_and_with_a_valid_one_200() {
     }
 }
 
-#[test]
+e2e!(a_wrong_method_is_405_with_allow);
 fn a_wrong_method_is_405_with_allow() {
     let (server, alice, serial) = setup();
     let public = [
@@ -311,7 +311,7 @@ fn a_wrong_method_is_405_with_allow() {
     }
 }
 
-#[test]
+e2e!(a_wrong_method_on_a_protected_route_without_credentials_is_401);
 fn a_wrong_method_on_a_protected_route_without_credentials_is_401() {
     let (server, _alice, serial) = setup();
     let reboot = format!("/devices/{serial}/reboot/");
@@ -327,7 +327,7 @@ fn a_wrong_method_on_a_protected_route_without_credentials_is_401() {
     }
 }
 
-#[test]
+e2e!(protected_routes_refuse_missing_and_malformed_credentials);
 fn protected_routes_refuse_missing_and_malformed_credentials() {
     let (server, alice, serial) = setup();
     let variants = [
@@ -369,7 +369,7 @@ fn protected_routes_refuse_missing_and_malformed_credentials() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(the_token_keyword_is_case_insensitive);
 fn the_token_keyword_is_case_insensitive() {
     let (server, alice, _serial) = setup();
     for keyword in ["Token", "token", "TOKEN", "tOkEn"] {
@@ -382,7 +382,7 @@ fn the_token_keyword_is_case_insensitive() {
     }
 }
 
-#[test]
+e2e!(an_unknown_token_is_refused_on_public_routes_too);
 fn an_unknown_token_is_refused_on_public_routes_too() {
     let (server, alice, _serial) = setup();
     let bad = "0123456789abcdef0123456789abcdef01234567";
@@ -408,7 +408,7 @@ fn an_unknown_token_is_refused_on_public_routes_too() {
     server.register("newcomer@example.com");
 }
 
-#[test]
+e2e!(a_body_of_another_media_type_is_415);
 fn a_body_of_another_media_type_is_415() {
     let (server, alice, _serial) = setup();
     server
@@ -435,7 +435,7 @@ fn a_body_of_another_media_type_is_415() {
         .expect_detail(415, "Unsupported media type \"text/plain\" in request.");
 }
 
-#[test]
+e2e!(json_with_a_charset_parameter_is_json);
 fn json_with_a_charset_parameter_is_json() {
     let (server, alice, _serial) = setup();
     let body = json!({"email": alice.email, "password": alice.password}).to_string();
@@ -447,7 +447,7 @@ fn json_with_a_charset_parameter_is_json() {
     );
 }
 
-#[test]
+e2e!(malformed_json_is_400_with_a_parse_error);
 fn malformed_json_is_400_with_a_parse_error() {
     let (server, alice, _serial) = setup();
     let calls = [
@@ -474,7 +474,7 @@ fn malformed_json_is_400_with_a_parse_error() {
     }
 }
 
-#[test]
+e2e!(json_that_is_not_an_object_is_400);
 fn json_that_is_not_an_object_is_400() {
     let (server, alice, _serial) = setup();
     let expected =
@@ -497,7 +497,7 @@ fn json_that_is_not_an_object_is_400() {
         .expect(400, expected);
 }
 
-#[test]
+e2e!(an_empty_body_counts_as_an_empty_object);
 fn an_empty_body_counts_as_an_empty_object() {
     let (server, _alice, _serial) = setup();
     server
@@ -529,7 +529,7 @@ fn padded_body(size: usize) -> String {
     body
 }
 
-#[test]
+e2e!(bodies_over_64_kib_are_413);
 fn bodies_over_64_kib_are_413() {
     let (server, _alice, _serial) = setup();
     for size in [64 * 1024 + 1, 100 * 1024] {
@@ -547,7 +547,7 @@ fn bodies_over_64_kib_are_413() {
         .expect_field_errors("email", &["Enter a valid email address."]);
 }
 
-#[test]
+e2e!(head_is_get_without_a_body);
 fn head_is_get_without_a_body() {
     let (server, alice, serial) = setup();
     for path in [

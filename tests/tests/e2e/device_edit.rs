@@ -53,7 +53,7 @@ fn device_calls(server: &Server, serial: &str) -> Vec<Call> {
     ]
 }
 
-#[test]
+e2e!(patch_renames_the_device_and_answers_with_it);
 fn patch_renames_the_device_and_answers_with_it() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -69,7 +69,7 @@ fn patch_renames_the_device_and_answers_with_it() {
     assert_eq!(device_detail(&server, &alice.token, &serial), expected);
 }
 
-#[test]
+e2e!(patch_sets_the_description_and_keeps_the_name);
 fn patch_sets_the_description_and_keeps_the_name() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -85,7 +85,7 @@ fn patch_sets_the_description_and_keeps_the_name() {
     assert_eq!(device_detail(&server, &alice.token, &serial), expected);
 }
 
-#[test]
+e2e!(patch_with_no_fields_changes_nothing);
 fn patch_with_no_fields_changes_nothing() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -99,7 +99,7 @@ fn patch_with_no_fields_changes_nothing() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(put_sets_both_fields_of_that_device_only);
 fn put_sets_both_fields_of_that_device_only() {
     let (server, alice, serial) = setup();
     let other = server.device_serial(&alice.email);
@@ -112,7 +112,7 @@ fn put_sets_both_fields_of_that_device_only() {
     assert_eq!(device_detail(&server, &alice.token, &other), other_before);
 }
 
-#[test]
+e2e!(put_keeps_the_description_when_it_is_omitted);
 fn put_keeps_the_description_when_it_is_omitted() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -129,7 +129,7 @@ fn put_keeps_the_description_when_it_is_omitted() {
     assert_eq!(device_detail(&server, &alice.token, &serial), expected);
 }
 
-#[test]
+e2e!(put_requires_a_name);
 fn put_requires_a_name() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -145,7 +145,7 @@ fn put_requires_a_name() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(a_blank_name_is_refused);
 fn a_blank_name_is_refused() {
     let (server, alice, serial) = setup();
     for method in [Method::PUT, Method::PATCH] {
@@ -166,7 +166,7 @@ fn a_blank_name_is_refused() {
     );
 }
 
-#[test]
+e2e!(a_name_may_have_100_characters_but_not_101);
 fn a_name_may_have_100_characters_but_not_101() {
     let (server, alice, serial) = setup();
     // Two bytes per character: the limit counts characters.
@@ -196,7 +196,7 @@ fn a_name_may_have_100_characters_but_not_101() {
     );
 }
 
-#[test]
+e2e!(a_null_name_or_description_is_refused);
 fn a_null_name_or_description_is_refused() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -221,7 +221,7 @@ fn a_null_name_or_description_is_refused() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(a_list_or_an_object_is_not_a_valid_string);
 fn a_list_or_an_object_is_not_a_valid_string() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -246,7 +246,7 @@ fn a_list_or_an_object_is_not_a_valid_string() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(numbers_are_not_text);
 fn numbers_are_not_text() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -266,7 +266,7 @@ fn numbers_are_not_text() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(names_and_descriptions_are_stored_as_sent);
 fn names_and_descriptions_are_stored_as_sent() {
     let (server, alice, serial) = setup();
     let body = json!({"name": "  Pantry\tPi  ", "description": " Zweite Ebene, links \n"});
@@ -279,7 +279,7 @@ fn names_and_descriptions_are_stored_as_sent() {
     assert_eq!(device["description"], body["description"]);
 }
 
-#[test]
+e2e!(edit_bodies_follow_the_json_conventions);
 fn edit_bodies_follow_the_json_conventions() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -293,7 +293,7 @@ fn edit_bodies_follow_the_json_conventions() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(a_description_may_be_empty_or_have_up_to_1000_characters);
 fn a_description_may_be_empty_or_have_up_to_1000_characters() {
     let (server, alice, serial) = setup();
     let longest = chars('ü', 1000);
@@ -334,7 +334,7 @@ fn a_description_may_be_empty_or_have_up_to_1000_characters() {
     );
 }
 
-#[test]
+e2e!(errors_of_both_fields_come_together_and_nothing_is_saved);
 fn errors_of_both_fields_come_together_and_nothing_is_saved() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -361,7 +361,7 @@ fn errors_of_both_fields_come_together_and_nothing_is_saved() {
     assert_eq!(device_detail(&server, &alice.token, &serial), before);
 }
 
-#[test]
+e2e!(read_only_and_unknown_fields_are_ignored);
 fn read_only_and_unknown_fields_are_ignored() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);
@@ -390,7 +390,7 @@ fn read_only_and_unknown_fields_are_ignored() {
     assert_eq!(device_detail(&server, &alice.token, &serial), expected);
 }
 
-#[test]
+e2e!(delete_removes_the_device);
 fn delete_removes_the_device() {
     let (server, alice, serial) = setup();
     let kept = server.device_serial(&alice.email);
@@ -413,7 +413,7 @@ fn delete_removes_the_device() {
     }
 }
 
-#[test]
+e2e!(deleting_a_device_ends_its_agent_token);
 fn deleting_a_device_ends_its_agent_token() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -428,7 +428,7 @@ fn deleting_a_device_ends_its_agent_token() {
     poll_call(&server, &agent.token, "0").expect_device_401(INVALID_TOKEN);
 }
 
-#[test]
+e2e!(ports_are_empty_before_any_report);
 fn ports_are_empty_before_any_report() {
     let (server, alice, serial) = setup();
     assert_eq!(device_ports(&server, &alice.token, &serial), json!([]));
@@ -439,7 +439,7 @@ fn ports_are_empty_before_any_report() {
         .expect_empty(200);
 }
 
-#[test]
+e2e!(another_accounts_device_is_404_on_every_route);
 fn another_accounts_device_is_404_on_every_route() {
     let (server, alice, _serial) = setup();
     let bob = server.account("bob@example.com");
@@ -462,7 +462,7 @@ fn another_accounts_device_is_404_on_every_route() {
     );
 }
 
-#[test]
+e2e!(a_missing_device_is_404_on_every_route);
 fn a_missing_device_is_404_on_every_route() {
     let (server, alice, _serial) = setup();
     for call in device_calls(&server, MISSING_SERIAL) {
@@ -472,7 +472,7 @@ fn a_missing_device_is_404_on_every_route() {
     }
 }
 
-#[test]
+e2e!(a_serial_not_in_canonical_form_is_404_on_every_route);
 fn a_serial_not_in_canonical_form_is_404_on_every_route() {
     let (server, alice, serial) = setup();
     let upper = serial.to_ascii_uppercase();
@@ -489,7 +489,7 @@ fn a_serial_not_in_canonical_form_is_404_on_every_route() {
     assert_eq!(device["name"], "Kitchen Pi");
 }
 
-#[test]
+e2e!(the_detail_and_ports_routes_answer_options_with_their_methods);
 fn the_detail_and_ports_routes_answer_options_with_their_methods() {
     let (server, alice, serial) = setup();
     for (path, allow) in [
@@ -517,7 +517,7 @@ fn the_detail_and_ports_routes_answer_options_with_their_methods() {
     assert_eq!(reply.json()["actions"], json!({}), "{reply}");
 }
 
-#[test]
+e2e!(options_describes_the_editable_fields_of_put_and_patch);
 fn options_describes_the_editable_fields_of_put_and_patch() {
     let (server, _alice, serial) = setup();
     let reply = server.options(&device_path(&serial)).send();
@@ -565,7 +565,7 @@ fn options_describes_the_editable_fields_of_put_and_patch() {
     }
 }
 
-#[test]
+e2e!(a_wrong_method_is_405_with_allow);
 fn a_wrong_method_is_405_with_allow() {
     let (server, alice, serial) = setup();
     let detail = device_path(&serial);
@@ -593,7 +593,7 @@ fn a_wrong_method_is_405_with_allow() {
     device_detail(&server, &alice.token, &serial);
 }
 
-#[test]
+e2e!(the_owners_routes_need_a_user_token);
 fn the_owners_routes_need_a_user_token() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -623,7 +623,7 @@ fn the_owners_routes_need_a_user_token() {
     );
 }
 
-#[test]
+e2e!(the_new_routes_redirect_without_a_trailing_slash);
 fn the_new_routes_redirect_without_a_trailing_slash() {
     let (server, alice, serial) = setup();
     for (bare, location) in [
@@ -640,7 +640,7 @@ fn the_new_routes_redirect_without_a_trailing_slash() {
     device_detail(&server, &alice.token, &serial);
 }
 
-#[test]
+e2e!(null_characters_are_refused_and_nothing_changes);
 fn null_characters_are_refused_and_nothing_changes() {
     let (server, alice, serial) = setup();
     let before = device_detail(&server, &alice.token, &serial);

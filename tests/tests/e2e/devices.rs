@@ -89,7 +89,7 @@ fn without_urls(device: &Value) -> Value {
     device
 }
 
-#[test]
+e2e!(a_new_account_has_no_devices);
 fn a_new_account_has_no_devices() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -100,7 +100,7 @@ fn a_new_account_has_no_devices() {
         .expect(200, json!([]));
 }
 
-#[test]
+e2e!(a_device_added_with_a_name_only_gets_the_defaults);
 fn a_device_added_with_a_name_only_gets_the_defaults() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -142,7 +142,7 @@ fn a_device_added_with_a_name_only_gets_the_defaults() {
     assert_eq!(without_urls(&added), without_urls(device));
 }
 
-#[test]
+e2e!(a_device_shows_every_fact_given_on_the_command_line);
 fn a_device_shows_every_fact_given_on_the_command_line() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -203,7 +203,7 @@ fn a_device_shows_every_fact_given_on_the_command_line() {
     assert_eq!(without_urls(&added), without_urls(&device));
 }
 
-#[test]
+e2e!(the_list_holds_only_the_accounts_devices_ordered_by_creation_then_serial);
 fn the_list_holds_only_the_accounts_devices_ordered_by_creation_then_serial() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -252,7 +252,7 @@ fn the_list_holds_only_the_accounts_devices_ordered_by_creation_then_serial() {
     assert_eq!(bob_devices[0]["serial"], bobs.as_str());
 }
 
-#[test]
+e2e!(the_detail_is_the_list_entry_at_the_path_of_its_url);
 fn the_detail_is_the_list_entry_at_the_path_of_its_url() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -273,7 +273,7 @@ fn the_detail_is_the_list_entry_at_the_path_of_its_url() {
     }
 }
 
-#[test]
+e2e!(a_missing_or_foreign_device_is_404_alike);
 fn a_missing_or_foreign_device_is_404_alike() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -299,7 +299,7 @@ fn a_missing_or_foreign_device_is_404_alike() {
     detail(&server, &bob.token, &bobs);
 }
 
-#[test]
+e2e!(a_reboot_is_202_and_may_be_asked_for_again);
 fn a_reboot_is_202_and_may_be_asked_for_again() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -326,7 +326,7 @@ fn a_reboot_is_202_and_may_be_asked_for_again() {
     assert_device_shape(&server, &detail(&server, &alice.token, &serial));
 }
 
-#[test]
+e2e!(device_urls_use_the_public_url_when_configured);
 fn device_urls_use_the_public_url_when_configured() {
     let server = Server::builder()
         .public_url("https://devmgr.example.net")
@@ -342,7 +342,7 @@ fn device_urls_use_the_public_url_when_configured() {
     assert_eq!(detail(&server, &alice.token, &serial), *device);
 }
 
-#[test]
+e2e!(without_a_public_url_device_urls_follow_the_host_header);
 fn without_a_public_url_device_urls_follow_the_host_header() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -360,7 +360,7 @@ fn without_a_public_url_device_urls_follow_the_host_header() {
     assert_eq!(device["reboot_url"], format!("{url}reboot/"), "{reply}");
 }
 
-#[test]
+e2e!(online_ends_when_the_window_passes);
 fn online_ends_when_the_window_passes() {
     let server = Server::builder().online_window(1).start();
     let alice = server.account("alice@example.com");
@@ -368,6 +368,6 @@ fn online_ends_when_the_window_passes() {
         &server.device(&alice.email, "Blinky", &["--online"]),
         "serial",
     );
-    std::thread::sleep(Duration::from_millis(2500));
+    server.advance(Duration::from_millis(2500));
     assert_eq!(detail(&server, &alice.token, &serial)["online"], false);
 }

@@ -51,7 +51,7 @@ fn setup() -> (Server, Account, String) {
     (server, alice, serial)
 }
 
-#[test]
+e2e!(passwords_are_judged_in_their_nfkc_form);
 fn passwords_are_judged_in_their_nfkc_form() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -62,7 +62,7 @@ fn passwords_are_judged_in_their_nfkc_form() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(a_password_is_hashed_as_sent_not_normalised);
 fn a_password_is_hashed_as_sent_not_normalised() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -73,7 +73,7 @@ fn a_password_is_hashed_as_sent_not_normalised() {
         .expect(400, json!({"non_field_errors": [BAD_CREDENTIALS]}));
 }
 
-#[test]
+e2e!(a_password_of_white_space_alone_is_refused);
 fn a_password_of_white_space_alone_is_refused() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -86,7 +86,7 @@ fn a_password_of_white_space_alone_is_refused() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(passwords_over_4096_characters_are_refused_in_every_password_field);
 fn passwords_over_4096_characters_are_refused_in_every_password_field() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -114,7 +114,7 @@ fn passwords_over_4096_characters_are_refused_in_every_password_field() {
     server.login_token(&alice.email, &longest);
 }
 
-#[test]
+e2e!(the_command_line_applies_the_password_rules);
 fn the_command_line_applies_the_password_rules() {
     let server = Server::start();
     let overlong = format!("{}x", longest_password());
@@ -132,7 +132,7 @@ fn the_command_line_applies_the_password_rules() {
     }
 }
 
-#[test]
+e2e!(a_name_of_invisible_characters_only_is_blank);
 fn a_name_of_invisible_characters_only_is_blank() {
     let (server, alice, serial) = setup();
     for name in [
@@ -160,7 +160,7 @@ fn a_name_of_invisible_characters_only_is_blank() {
     assert_refused(&server.cli_output(&args), "devmgr device add --name U+200B");
 }
 
-#[test]
+e2e!(bidirectional_controls_are_refused_in_device_fields);
 fn bidirectional_controls_are_refused_in_device_fields() {
     let (server, alice, serial) = setup();
     patch_device(
@@ -191,7 +191,7 @@ fn bidirectional_controls_are_refused_in_device_fields() {
     assert_refused(&server.cli_output(&args), "devmgr device add --name U+202E");
 }
 
-#[test]
+e2e!(bidirectional_controls_are_refused_in_the_profile_name);
 fn bidirectional_controls_are_refused_in_the_profile_name() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -206,7 +206,7 @@ fn bidirectional_controls_are_refused_in_the_profile_name() {
     assert_eq!(reply.json()["name"], "", "{reply}");
 }
 
-#[test]
+e2e!(bidirectional_controls_are_refused_in_what_the_agent_sends);
 fn bidirectional_controls_are_refused_in_what_the_agent_sends() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -251,7 +251,7 @@ fn bidirectional_controls_are_refused_in_what_the_agent_sends() {
     .expect_field_errors("detail", &[BIDI]);
 }
 
-#[test]
+e2e!(visible_text_in_any_script_is_stored_as_sent);
 fn visible_text_in_any_script_is_stored_as_sent() {
     let (server, alice, serial) = setup();
     let name = "\u{05DE}\u{05E2}\u{05D1}\u{05D3}\u{05D4} \u{1F469}\u{200D}\u{1F4BB} lab";

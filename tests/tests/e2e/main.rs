@@ -1,12 +1,43 @@
-//! devmgr's end-to-end tests: the real `devmgr` binary, a fresh SQLite file per
-//! test, real HTTP on 127.0.0.1 and e-mails read back from a `--mail-dir`.
-//! The `e2e_postgres` test binary runs the same tests on PostgreSQL.
+//! devmgr's end-to-end tests: the real app on a fresh database per test,
+//! real HTTP on 127.0.0.1 and e-mails read back from a mail directory. The
+//! server runs inside the test process unless the process is the subject
+//! (see `support`). Every test runs on SQLite and on PostgreSQL, the backend
+//! chosen at run time (`name::sqlite`, `name::postgres`), unless it is about
+//! one of them.
 //!
 //! Every expectation comes from the documented API: `docs/api.md`,
 //! `docs/agent-protocol.md`, `docs/security.md` and the README.
 
-/// Every database of these tests is an SQLite file.
-const BACKEND: support::Backend = support::Backend::Sqlite;
+/// Declares the test `fn $name()` (defined beside the call) once per
+/// backend, as `$name::sqlite` and `$name::postgres`, or on the backends
+/// named after a colon. Without `DEVMGR_TEST_POSTGRES_URL` at build time,
+/// the PostgreSQL tests are reported as ignored, saying why.
+macro_rules! e2e {
+    ($name:ident) => {
+        e2e!($name: sqlite, postgres);
+    };
+    ($name:ident: $($backend:ident),+) => {
+        mod $name {
+            $(e2e!(@on $backend $name);)+
+        }
+    };
+    (@on sqlite $name:ident) => {
+        #[test]
+        fn sqlite() {
+            crate::support::on_backend(crate::support::Backend::Sqlite, super::$name);
+        }
+    };
+    (@on postgres $name:ident) => {
+        #[test]
+        #[cfg_attr(
+            not(postgres_tests),
+            ignore = "PostgreSQL end-to-end tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
+        )]
+        fn postgres() {
+            crate::support::on_backend(crate::support::Backend::Postgres, super::$name);
+        }
+    };
+}
 
 mod device_support;
 mod support;
@@ -25,9 +56,11 @@ mod conventions;
 mod device_edit;
 mod devices;
 mod input_rules;
+mod instances;
 mod outbox;
 mod password;
 mod password_reset;
+mod postgres_cli;
 mod profile;
 mod readme;
 mod register;

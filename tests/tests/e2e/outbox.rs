@@ -12,7 +12,11 @@ const FROM: &str = "devmgr <noreply@devmgr.test>";
 const ARRIVAL: Duration = Duration::from_secs(30);
 
 fn smtp_server(url: &str) -> ServerBuilder {
-    Server::builder().smtp_url(url).args(&["--mail-from", FROM])
+    // A process: the tests read its log, and kill it.
+    Server::builder()
+        .smtp_url(url)
+        .args(&["--mail-from", FROM])
+        .process()
 }
 
 /// The first link in the mail's text part that starts with `prefix`.
@@ -60,7 +64,7 @@ fn exactly(sink: &SmtpSink, count: usize) -> Vec<ReceivedMessage> {
     messages
 }
 
-#[test]
+e2e!(the_verification_mail_arrives_over_smtp_complete_and_its_link_works);
 fn the_verification_mail_arrives_over_smtp_complete_and_its_link_works() {
     let sink = SmtpSink::start();
     let server = smtp_server(&sink.url()).start();
@@ -108,9 +112,9 @@ fn the_verification_mail_arrives_over_smtp_complete_and_its_link_works() {
         .expect(200, json!({"detail": "E-mail address verified."}));
 }
 
+e2e!(smtp_credentials_never_travel_in_clear);
 /// With a user in the URL, STARTTLS is required: a server that offers no
 /// TLS gets neither the password nor the mail (which stays queued).
-#[test]
 fn smtp_credentials_never_travel_in_clear() {
     let sink = SmtpSink::start_with_auth("devmgr", "p@ss:word");
     let server = smtp_server(&sink.url()).start();
@@ -126,7 +130,7 @@ fn smtp_credentials_never_travel_in_clear() {
     assert!(log.contains("STARTTLS"), "{log}");
 }
 
-#[test]
+e2e!(smtp_credentials_with_starttls_off_are_refused_at_start);
 fn smtp_credentials_with_starttls_off_are_refused_at_start() {
     let db = Db::new();
     let url = format!("smtp://devmgr:secret-password@127.0.0.1:{}", free_port());
@@ -146,9 +150,9 @@ fn smtp_credentials_with_starttls_off_are_refused_at_start() {
     assert!(!stderr.contains("secret-password"), "{stderr}");
 }
 
+e2e!(smtp_without_a_public_url_warns_at_start);
 /// Mail leaves the machine and no public URL is set: links point to the
 /// listening address, which may not be reachable; `serve` says so once.
-#[test]
 fn smtp_without_a_public_url_warns_at_start() {
     let sink = SmtpSink::start();
     let server = smtp_server(&sink.url()).start();
@@ -156,7 +160,7 @@ fn smtp_without_a_public_url_warns_at_start() {
     assert_eq!(log.matches("--public-url is not set").count(), 1, "{log}");
 }
 
-#[test]
+e2e!(a_mail_server_that_never_answers_does_not_hold_up_requests);
 fn a_mail_server_that_never_answers_does_not_hold_up_requests() {
     // Accepts connections and never says a word.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -180,7 +184,7 @@ fn a_mail_server_that_never_answers_does_not_hold_up_requests() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(mail_waits_out_a_dead_mail_server_and_arrives_when_it_is_back);
 fn mail_waits_out_a_dead_mail_server_and_arrives_when_it_is_back() {
     let port = free_port();
     let server = smtp_server(&format!("smtp://127.0.0.1:{port}")).start();
@@ -197,7 +201,7 @@ fn mail_waits_out_a_dead_mail_server_and_arrives_when_it_is_back() {
     assert_eq!(messages[0].rcpt_to, ["carol@example.com"]);
 }
 
-#[test]
+e2e!(a_mail_pending_at_a_crash_is_delivered_once_after_restart);
 fn a_mail_pending_at_a_crash_is_delivered_once_after_restart() {
     let port = free_port();
     let smtp_url = format!("smtp://127.0.0.1:{port}");

@@ -58,7 +58,7 @@ fn assert_refused_for(server: &Server, account: &Account, new_password: &str, ex
     assert_new_password_errors(&change_to(server, account, new_password), expected);
 }
 
-#[test]
+e2e!(changing_the_password_replaces_the_old_one);
 fn changing_the_password_replaces_the_old_one() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -75,7 +75,7 @@ fn changing_the_password_replaces_the_old_one() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(a_wrong_old_password_is_refused);
 fn a_wrong_old_password_is_refused() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -88,7 +88,7 @@ fn a_wrong_old_password_is_refused() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(the_old_password_is_needed_while_the_account_has_a_usable_one);
 fn the_old_password_is_needed_while_the_account_has_a_usable_one() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -98,7 +98,7 @@ fn the_old_password_is_needed_while_the_account_has_a_usable_one() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(the_new_password_is_required);
 fn the_new_password_is_required() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -106,7 +106,7 @@ fn the_new_password_is_required() {
         .expect_field_errors("new_password", &[REQUIRED]);
 }
 
-#[test]
+e2e!(each_password_rule_has_its_own_message);
 fn each_password_rule_has_its_own_message() {
     let server = Server::start();
     let alice = server.account_with(
@@ -130,7 +130,7 @@ fn each_password_rule_has_its_own_message() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(every_failing_rule_is_reported);
 fn every_failing_rule_is_reported() {
     let server = Server::start();
     let alice = server.account("zqxvkj@example.com");
@@ -141,7 +141,7 @@ fn every_failing_rule_is_reported() {
     server.login_token(&alice.email, PASSWORD);
 }
 
-#[test]
+e2e!(an_account_without_a_usable_password_needs_no_old_password);
 fn an_account_without_a_usable_password_needs_no_old_password() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -163,7 +163,7 @@ fn an_account_without_a_usable_password_needs_no_old_password() {
     assert_new_password_errors(&reply, &[TOO_SHORT, COMMON, NUMERIC]);
 }
 
-#[test]
+e2e!(changing_the_password_needs_a_token);
 fn changing_the_password_needs_a_token() {
     let server = Server::start();
     server
@@ -173,7 +173,7 @@ fn changing_the_password_needs_a_token() {
         .expect_401(NOT_PROVIDED);
 }
 
-#[test]
+e2e!(a_reset_mails_a_link_to_an_existing_account);
 fn a_reset_mails_a_link_to_an_existing_account() {
     let server = Server::start();
     server.account("frank@example.com");
@@ -194,7 +194,7 @@ fn a_reset_mails_a_link_to_an_existing_account() {
     );
 }
 
-#[test]
+e2e!(a_reset_looks_the_address_up_ignoring_letter_case);
 fn a_reset_looks_the_address_up_ignoring_letter_case() {
     let server = Server::start();
     server.account("frank@example.com");
@@ -207,7 +207,7 @@ fn a_reset_looks_the_address_up_ignoring_letter_case() {
     link_in(&mail, "/reset-password/confirm/?key=");
 }
 
-#[test]
+e2e!(a_reset_for_an_unknown_address_is_204_without_mail);
 fn a_reset_for_an_unknown_address_is_204_without_mail() {
     let server = Server::start();
     server.account("frank@example.com");
@@ -226,7 +226,7 @@ fn a_reset_for_an_unknown_address_is_204_without_mail() {
     assert!(!mail.contains("nobody@example.com"), "{mail}");
 }
 
-#[test]
+e2e!(a_reset_needs_a_well_formed_address);
 fn a_reset_needs_a_well_formed_address() {
     let server = Server::start();
     server
@@ -244,7 +244,7 @@ fn a_reset_needs_a_well_formed_address() {
     assert_eq!(server.mails().len(), 0);
 }
 
-#[test]
+e2e!(a_reset_while_signed_in_is_403_and_sends_nothing);
 fn a_reset_while_signed_in_is_403_and_sends_nothing() {
     let server = Server::start();
     let frank = server.account("frank@example.com");
@@ -269,7 +269,7 @@ fn a_reset_while_signed_in_is_403_and_sends_nothing() {
     server.assert_only_mail_to("grace@example.com");
 }
 
-#[test]
+e2e!(the_reset_link_uses_the_public_url_when_configured);
 fn the_reset_link_uses_the_public_url_when_configured() {
     let server = Server::builder()
         .public_url("https://devmgr.example.net")

@@ -60,7 +60,7 @@ fn sorted(messages: &[&str]) -> Vec<String> {
     messages
 }
 
-#[test]
+e2e!(confirming_sets_the_password_and_verifies_the_address);
 fn confirming_sets_the_password_and_verifies_the_address() {
     let server = Server::start();
     let carol = server.account_with("carol@example.com", &[]);
@@ -79,7 +79,7 @@ fn confirming_sets_the_password_and_verifies_the_address() {
     assert_eq!(profile["has_usable_password"], true, "{profile}");
 }
 
-#[test]
+e2e!(tokens_made_before_the_reset_end_with_it);
 fn tokens_made_before_the_reset_end_with_it() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -95,7 +95,7 @@ fn tokens_made_before_the_reset_end_with_it() {
     assert_eq!(profile(&server, &fresh)["email"], "alice@example.com");
 }
 
-#[test]
+e2e!(a_key_is_single_use);
 fn a_key_is_single_use() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -109,7 +109,7 @@ fn a_key_is_single_use() {
         .expect(400, json!({"non_field_errors": [BAD_CREDENTIALS]}));
 }
 
-#[test]
+e2e!(using_one_key_ends_every_other_reset_key_of_the_account);
 fn using_one_key_ends_every_other_reset_key_of_the_account() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -126,7 +126,7 @@ fn using_one_key_ends_every_other_reset_key_of_the_account() {
     server.login_token(&bob.email, "Another-Harbor-58");
 }
 
-#[test]
+e2e!(a_refused_password_does_not_use_the_key_up);
 fn a_refused_password_does_not_use_the_key_up() {
     let server = Server::start();
     let frank = server.account("frank@example.com");
@@ -152,7 +152,7 @@ fn a_refused_password_does_not_use_the_key_up() {
     server.login_token(&frank.email, NEW_PASSWORD);
 }
 
-#[test]
+e2e!(an_unknown_key_and_a_bad_password_are_both_reported);
 fn an_unknown_key_and_a_bad_password_are_both_reported() {
     let server = Server::start();
     let reply = confirm_with(&server, UNKNOWN_KEY, "123");
@@ -167,7 +167,7 @@ fn an_unknown_key_and_a_bad_password_are_both_reported() {
     confirm_with(&server, UNKNOWN_KEY, NEW_PASSWORD).expect_field_errors("key", &[INVALID_KEY]);
 }
 
-#[test]
+e2e!(a_verification_key_is_no_reset_key);
 fn a_verification_key_is_no_reset_key() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -178,7 +178,7 @@ fn a_verification_key_is_no_reset_key() {
     assert_eq!(profile["email_verified"], false, "{profile}");
 }
 
-#[test]
+e2e!(confirming_needs_both_fields);
 fn confirming_needs_both_fields() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -249,7 +249,7 @@ fn input_value(tag: &str) -> String {
     out
 }
 
-#[test]
+e2e!(the_reset_link_opens_a_locked_down_form);
 fn the_reset_link_opens_a_locked_down_form() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -293,7 +293,7 @@ fn the_reset_link_opens_a_locked_down_form() {
     confirm_with(&server, &key, NEW_PASSWORD).expect_empty(204);
 }
 
-#[test]
+e2e!(the_form_escapes_the_key);
 fn the_form_escapes_the_key() {
     let server = Server::start();
     let reply = server
@@ -311,7 +311,7 @@ fn the_form_escapes_the_key() {
     );
 }
 
-#[test]
+e2e!(the_confirm_route_has_its_allow_header_and_options);
 fn the_confirm_route_has_its_allow_header_and_options() {
     let server = Server::start();
     let reply = server.options("/reset-password/confirm/").send();

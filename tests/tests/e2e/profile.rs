@@ -8,7 +8,7 @@ fn install_command(base: &str, install_token: &str) -> String {
     format!("devmgr-agent install --server {base} --token {install_token}")
 }
 
-#[test]
+e2e!(the_profile_has_exactly_the_six_fields);
 fn the_profile_has_exactly_the_six_fields() {
     let server = Server::start();
     let alice = server.account_with(
@@ -42,7 +42,7 @@ fn the_profile_has_exactly_the_six_fields() {
     );
 }
 
-#[test]
+e2e!(install_tokens_differ_between_accounts);
 fn install_tokens_differ_between_accounts() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -54,7 +54,7 @@ fn install_tokens_differ_between_accounts() {
     assert_eq!(bob_profile["name"], "");
 }
 
-#[test]
+e2e!(the_install_command_uses_the_public_url_when_configured);
 fn the_install_command_uses_the_public_url_when_configured() {
     let server = Server::builder()
         .public_url("https://devmgr.example.net")
@@ -67,7 +67,7 @@ fn the_install_command_uses_the_public_url_when_configured() {
     );
 }
 
-#[test]
+e2e!(without_a_public_url_the_install_command_follows_the_host_header);
 fn without_a_public_url_the_install_command_follows_the_host_header() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -84,7 +84,7 @@ fn without_a_public_url_the_install_command_follows_the_host_header() {
     );
 }
 
-#[test]
+e2e!(put_and_patch_change_the_name);
 fn put_and_patch_change_the_name() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -104,7 +104,7 @@ fn put_and_patch_change_the_name() {
     }
 }
 
-#[test]
+e2e!(fields_other_than_the_name_are_ignored);
 fn fields_other_than_the_name_are_ignored() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -142,7 +142,7 @@ fn fields_other_than_the_name_are_ignored() {
     server.login_token("alice@example.com", PASSWORD);
 }
 
-#[test]
+e2e!(a_bad_name_is_400_and_changes_nothing);
 fn a_bad_name_is_400_and_changes_nothing() {
     let server = Server::start();
     let alice = server.account_with("alice@example.com", &["--verified", "--name", "Alice"]);
@@ -173,7 +173,7 @@ fn a_bad_name_is_400_and_changes_nothing() {
     assert_eq!(profile(&server, &alice.token)["name"], "Alice");
 }
 
-#[test]
+e2e!(the_name_length_counts_characters_not_bytes);
 fn the_name_length_counts_characters_not_bytes() {
     let server = Server::start();
     let alice = server.account("alice@example.com");
@@ -189,7 +189,7 @@ fn the_name_length_counts_characters_not_bytes() {
     }
 }
 
-#[test]
+e2e!(the_profile_needs_a_token);
 fn the_profile_needs_a_token() {
     let server = Server::start();
     server.get("/profile/").send().expect_401(NOT_PROVIDED);
@@ -205,7 +205,7 @@ fn the_profile_needs_a_token() {
         .expect_401(NOT_PROVIDED);
 }
 
-#[test]
+e2e!(the_name_is_stored_as_sent);
 fn the_name_is_stored_as_sent() {
     let server = Server::start();
     let alice = server.account("alice@example.com");

@@ -6,7 +6,7 @@ use serde_json::json;
 const DUPLICATE: &str = "An account with this e-mail already exists.";
 const INVALID_EMAIL: &str = "Enter a valid email address.";
 
-#[test]
+e2e!(registering_gives_a_token_usable_at_once_on_an_unverified_account);
 fn registering_gives_a_token_usable_at_once_on_an_unverified_account() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -24,7 +24,7 @@ fn registering_gives_a_token_usable_at_once_on_an_unverified_account() {
         .expect(200, json!([]));
 }
 
-#[test]
+e2e!(a_registered_account_without_a_password_cannot_log_in);
 fn a_registered_account_without_a_password_cannot_log_in() {
     let server = Server::start();
     server.register("dave@example.com");
@@ -37,7 +37,7 @@ fn a_registered_account_without_a_password_cannot_log_in() {
     }
 }
 
-#[test]
+e2e!(an_address_already_taken_is_refused_whatever_its_letter_case);
 fn an_address_already_taken_is_refused_whatever_its_letter_case() {
     let server = Server::start();
     server.register("dave@example.com");
@@ -57,7 +57,7 @@ fn an_address_already_taken_is_refused_whatever_its_letter_case() {
     }
 }
 
-#[test]
+e2e!(a_bad_or_missing_address_is_refused);
 fn a_bad_or_missing_address_is_refused() {
     let server = Server::start();
     for email in [
@@ -99,7 +99,7 @@ fn a_bad_or_missing_address_is_refused() {
     assert_eq!(server.mails().len(), 0);
 }
 
-#[test]
+e2e!(the_domain_part_is_stored_lowercased_and_the_local_part_as_sent);
 fn the_domain_part_is_stored_lowercased_and_the_local_part_as_sent() {
     let server = Server::start();
     let token = server.register("Erin.Smith@EXAMPLE.Org");
@@ -107,7 +107,7 @@ fn the_domain_part_is_stored_lowercased_and_the_local_part_as_sent() {
     assert_eq!(reply.json()["email"], "Erin.Smith@example.org", "{reply}");
 }
 
-#[test]
+e2e!(unknown_and_read_only_fields_are_ignored);
 fn unknown_and_read_only_fields_are_ignored() {
     let server = Server::start();
     let token = new_token(
@@ -138,7 +138,7 @@ fn verification_link(server: &Server, email: &str) -> String {
     link
 }
 
-#[test]
+e2e!(registering_mails_a_verification_link_under_the_request_host);
 fn registering_mails_a_verification_link_under_the_request_host() {
     let server = Server::start();
     let link = verification_link(&server, "grace@example.com");
@@ -148,7 +148,7 @@ fn registering_mails_a_verification_link_under_the_request_host() {
     );
 }
 
-#[test]
+e2e!(the_verification_link_uses_the_public_url_when_configured);
 fn the_verification_link_uses_the_public_url_when_configured() {
     let server = Server::builder()
         .public_url("https://devmgr.example.net")
@@ -160,7 +160,7 @@ fn the_verification_link_uses_the_public_url_when_configured() {
     );
 }
 
-#[test]
+e2e!(each_registration_gets_its_own_key);
 fn each_registration_gets_its_own_key() {
     let server = Server::start();
     server.register("ivan@example.com");
@@ -171,7 +171,7 @@ fn each_registration_gets_its_own_key() {
     assert_ne!(first, second);
 }
 
-#[test]
+e2e!(a_refused_registration_sends_no_mail);
 fn a_refused_registration_sends_no_mail() {
     let server = Server::start();
     server.account("kim@example.com");
@@ -184,7 +184,7 @@ fn a_refused_registration_sends_no_mail() {
     server.assert_only_mail_to("leo@example.com");
 }
 
-#[test]
+e2e!(the_verification_mail_is_a_7bit_multipart_text_and_html_message);
 fn the_verification_mail_is_a_7bit_multipart_text_and_html_message() {
     let server = Server::start();
     let link = verification_link(&server, "mona@example.com");

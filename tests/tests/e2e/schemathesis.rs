@@ -25,7 +25,7 @@ fn seed() -> u64 {
     }
 }
 
-#[test]
+e2e!(schemathesis_finds_nothing_with_all_checks_on_every_operation);
 fn schemathesis_finds_nothing_with_all_checks_on_every_operation() {
     let server = Server::builder().throttle_off().start();
     let account = server.account("schemathesis@example.com");

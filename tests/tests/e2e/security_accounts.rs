@@ -18,7 +18,7 @@ fn confirm_reset(server: &Server, key: &str) -> Reply {
     confirm_with(server, key, NEW_PASSWORD)
 }
 
-#[test]
+e2e!(a_reset_link_points_to_the_server_whatever_the_host_header_says);
 fn a_reset_link_points_to_the_server_whatever_the_host_header_says() {
     let server = Server::start();
     server.account("victim@example.com");
@@ -38,7 +38,7 @@ fn a_reset_link_points_to_the_server_whatever_the_host_header_says() {
     assert!(!mail.contains("attacker.example"), "{mail}");
 }
 
-#[test]
+e2e!(a_verification_link_points_to_the_public_url_whatever_the_host_header_says);
 fn a_verification_link_points_to_the_public_url_whatever_the_host_header_says() {
     let server = Server::builder()
         .public_url("https://devmgr.example.com")
@@ -59,9 +59,9 @@ fn a_verification_link_points_to_the_public_url_whatever_the_host_header_says() 
     assert!(!mail.contains("attacker.example"), "{mail}");
 }
 
+e2e!(a_reset_ends_every_token_and_replaces_the_install_token);
 /// The pre-registration takeover: an attacker registers the victim's address
 /// and keeps its token; the victim recovers the account by reset.
-#[test]
 fn a_reset_ends_every_token_and_replaces_the_install_token() {
     let server = Server::start();
     let attacker_token = server.register("victim@example.com");
@@ -88,7 +88,7 @@ fn a_reset_ends_every_token_and_replaces_the_install_token() {
     .expect_field_errors("install_token", &["Invalid install token."]);
 }
 
-#[test]
+e2e!(a_reset_keeps_enrolled_devices_working);
 fn a_reset_keeps_enrolled_devices_working() {
     let server = Server::start();
     let account = server.account("owner@example.com");
@@ -98,7 +98,7 @@ fn a_reset_keeps_enrolled_devices_working() {
     heartbeat(&server, &agent.token, &json!({}));
 }
 
-#[test]
+e2e!(logging_out_everywhere_ends_every_token_of_the_account_only);
 fn logging_out_everywhere_ends_every_token_of_the_account_only() {
     let server = Server::start();
     let ann = server.account("ann@example.com");
@@ -130,7 +130,7 @@ fn logging_out_everywhere_ends_every_token_of_the_account_only() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(the_new_routes_follow_the_conventions);
 fn the_new_routes_follow_the_conventions() {
     let server = Server::start();
     let account = server.account("ann@example.com");
@@ -152,7 +152,7 @@ fn the_new_routes_follow_the_conventions() {
     }
 }
 
-#[test]
+e2e!(a_new_install_token_ends_the_old_one_and_spares_enrolled_devices);
 fn a_new_install_token_ends_the_old_one_and_spares_enrolled_devices() {
     let server = Server::start();
     let account = server.account("ann@example.com");
@@ -195,7 +195,7 @@ fn a_new_install_token_ends_the_old_one_and_spares_enrolled_devices() {
     heartbeat(&server, &agent.token, &json!({}));
 }
 
-#[test]
+e2e!(an_unverified_account_cannot_enrol_devices);
 fn an_unverified_account_cannot_enrol_devices() {
     let server = Server::start();
     let token = server.register("new@example.com");
@@ -215,7 +215,7 @@ fn an_unverified_account_cannot_enrol_devices() {
         .expect(200, json!([]));
 }
 
-#[test]
+e2e!(a_password_change_ends_outstanding_reset_links);
 fn a_password_change_ends_outstanding_reset_links() {
     let server = Server::start();
     let account = server.account("ann@example.com");
@@ -230,7 +230,7 @@ fn a_password_change_ends_outstanding_reset_links() {
     server.login_token("ann@example.com", "changed-horse-battery-9");
 }
 
-#[test]
+e2e!(a_sixth_reset_link_ends_the_oldest);
 fn a_sixth_reset_link_ends_the_oldest() {
     let server = Server::start();
     server.account("ann@example.com");
@@ -262,10 +262,10 @@ fn at_once(requests: Vec<Call>) -> Vec<Reply> {
     })
 }
 
+e2e!(concurrent_logins_are_verified_no_more_often_than_the_lockout_allows);
 /// The audit's race: 20 logins at once (19 wrong, 1 right) against the
 /// 5-failure lockout. Verified answers are 201 and 400; the rest must be
 /// the lockout's 429, at once.
-#[test]
 fn concurrent_logins_are_verified_no_more_often_than_the_lockout_allows() {
     let server = Server::builder()
         .args(&["--throttle-rate", "1000/minute"])
@@ -298,7 +298,7 @@ fn concurrent_logins_are_verified_no_more_often_than_the_lockout_allows() {
     );
 }
 
-#[test]
+e2e!(wrong_old_passwords_count_as_failed_logins);
 fn wrong_old_passwords_count_as_failed_logins() {
     let server = Server::builder()
         .args(&["--login-max-failures", "3"])
@@ -323,7 +323,7 @@ fn wrong_old_passwords_count_as_failed_logins() {
         .expect_throttled();
 }
 
-#[test]
+e2e!(password_changes_are_limited_per_account_counting_successes_too);
 fn password_changes_are_limited_per_account_counting_successes_too() {
     let server = Server::builder()
         .args(&["--password-change-rate", "3/hour"])
@@ -356,7 +356,7 @@ fn password_changes_are_limited_per_account_counting_successes_too() {
         .expect_empty(204);
 }
 
-#[test]
+e2e!(a_full_hash_queue_answers_503_at_once);
 fn a_full_hash_queue_answers_503_at_once() {
     let server = Server::builder()
         .args(&["--throttle", "off", "--max-hash-queue", "1"])
@@ -392,7 +392,7 @@ fn statuses(replies: &[Reply]) -> Vec<u16> {
     replies.iter().map(|r| r.status).collect()
 }
 
-#[test]
+e2e!(answers_that_carry_secrets_are_never_stored);
 fn answers_that_carry_secrets_are_never_stored() {
     let server = Server::start();
     let account = server.account("ann@example.com");
@@ -432,7 +432,7 @@ fn answers_that_carry_secrets_are_never_stored() {
     server.wait_for_new_mail(&earlier);
 }
 
-#[test]
+e2e!(an_online_device_is_not_rekeyed);
 fn an_online_device_is_not_rekeyed() {
     let server = Server::start();
     let account = server.account("ann@example.com");

@@ -24,7 +24,7 @@ fn poll_in_background(
     })
 }
 
-#[test]
+e2e!(a_third_long_poll_of_a_device_answers_the_oldest_at_once);
 fn a_third_long_poll_of_a_device_answers_the_oldest_at_once() {
     let server = Server::start();
     let account = server.account("ann@example.com");
@@ -55,9 +55,9 @@ fn a_third_long_poll_of_a_device_answers_the_oldest_at_once() {
     fifth.join().unwrap().0.expect_status(200);
 }
 
+e2e!(a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408);
 /// A body trickled slowly (here: never sent) gets 408 and the connection
 /// closes, instead of holding it open indefinitely.
-#[test]
 fn a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408() {
     let server = Server::start();
     let address = server.base().trim_start_matches("http://").to_owned();
@@ -101,19 +101,20 @@ fn open_file_limits(pid: u32) -> (String, String) {
     (fields[3].to_owned(), fields[4].to_owned())
 }
 
-#[test]
+e2e!(serve_raises_its_open_file_limit_to_the_hard_limit);
 fn serve_raises_its_open_file_limit_to_the_hard_limit() {
-    let server = Server::start();
+    let server = Server::builder().process().start();
     let (soft, hard) = open_file_limits(server.pid());
     assert_eq!(soft, hard);
 }
 
+e2e!(connections_beyond_the_maximum_wait_for_a_free_slot);
 /// With `--max-connections 2`, a third connection waits in the backlog until
 /// one of the first two closes.
-#[test]
 fn connections_beyond_the_maximum_wait_for_a_free_slot() {
     let server = Server::builder()
         .args(&["--workers", "1", "--max-connections", "2"])
+        .process()
         .start();
     let account = server.account("ann@example.com");
     let agent = install(&server, &account, "pi");
@@ -148,7 +149,7 @@ fn mode(path: &std::path::Path) -> u32 {
         & 0o777
 }
 
-#[test]
+e2e!(mail_files_are_private);
 fn mail_files_are_private() {
     let server = Server::start();
     let earlier = server.mails();

@@ -15,7 +15,7 @@ fn assert_state(server: &Server, token: &str, verified: bool, usable_password: b
     assert_eq!(profile["has_usable_password"], usable_password, "{profile}");
 }
 
-#[test]
+e2e!(register_verify_set_a_password_then_log_in);
 fn register_verify_set_a_password_then_log_in() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -52,7 +52,7 @@ fn register_verify_set_a_password_then_log_in() {
     assert_state(&server, &token, true, true);
 }
 
-#[test]
+e2e!(a_password_set_before_verifying_logs_in_once_verified);
 fn a_password_set_before_verifying_logs_in_once_verified() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -76,7 +76,7 @@ fn a_password_set_before_verifying_logs_in_once_verified() {
     server.login_token("DAVE@example.com", NEW_PASSWORD);
 }
 
-#[test]
+e2e!(register_then_set_the_password_by_the_reset_link_and_log_in);
 fn register_then_set_the_password_by_the_reset_link_and_log_in() {
     let server = Server::start();
     let token = server.register("dave@example.com");
@@ -112,7 +112,7 @@ fn register_then_set_the_password_by_the_reset_link_and_log_in() {
     assert_state(&server, &session, true, true);
 }
 
-#[test]
+e2e!(a_registered_account_needs_no_old_password_only_until_it_has_one);
 fn a_registered_account_needs_no_old_password_only_until_it_has_one() {
     let server = Server::start();
     let token = server.register("dave@example.com");

@@ -2,7 +2,7 @@
 
 use crate::support::*;
 
-#[test]
+e2e!(migrate_creates_the_database_file: sqlite);
 fn migrate_creates_the_database_file() {
     let db = Db::new();
     db.json(&["migrate"]);
@@ -12,14 +12,14 @@ fn migrate_creates_the_database_file() {
     );
 }
 
-#[test]
+e2e!(the_default_database_is_devmgr_db_in_the_working_directory: sqlite);
 fn the_default_database_is_devmgr_db_in_the_working_directory() {
     let db = Db::new();
     stdout_json(&run(devmgr(db.dir()).arg("migrate")), "migrate");
     assert!(db.dir().join("devmgr.db").is_file());
 }
 
-#[test]
+e2e!(a_relative_sqlite_path_is_relative_to_the_working_directory: sqlite);
 fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
     let db = Db::new();
     let mut command = devmgr(db.dir());
@@ -31,13 +31,13 @@ fn a_relative_sqlite_path_is_relative_to_the_working_directory() {
     assert!(db.dir().join("relative.db").is_file());
 }
 
+e2e!(the_database_files_are_private: sqlite);
 /// The database holds install tokens: it, its `-wal` and its `-shm` are
 /// readable by devmgr's user only.
-#[test]
 fn the_database_files_are_private() {
     use std::os::unix::fs::PermissionsExt;
-    let server = Server::start();
-    server.account("ann@example.com");
+    let server = Server::builder().process().start();
+    server.cli(&["user", "create", "--email", "ann@example.com"]);
     let path = server.db.path().to_owned();
     for suffix in ["", "-wal", "-shm"] {
         let mut file = path.as_os_str().to_owned();

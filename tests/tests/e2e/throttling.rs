@@ -61,7 +61,7 @@ fn resend(server: &Server) -> Call {
         .json(&json!({"email": "nobody@example.com"}))
 }
 
-#[test]
+e2e!(the_write_routes_share_one_budget_per_address);
 fn the_write_routes_share_one_budget_per_address() {
     let server = Server::builder()
         .args(&["--throttle-rate", "6/minute"])
@@ -88,7 +88,7 @@ fn the_write_routes_share_one_budget_per_address() {
     }
 }
 
-#[test]
+e2e!(opening_verification_links_spends_the_same_budget);
 fn opening_verification_links_spends_the_same_budget() {
     let server = Server::builder()
         .args(&["--throttle-rate", "3/minute"])
@@ -109,7 +109,7 @@ fn opening_verification_links_spends_the_same_budget() {
         .expect_throttled();
 }
 
-#[test]
+e2e!(reads_and_authenticated_routes_are_never_throttled);
 fn reads_and_authenticated_routes_are_never_throttled() {
     let server = Server::builder()
         .args(&["--throttle-rate", "1/minute"])
@@ -161,7 +161,7 @@ fn reads_and_authenticated_routes_are_never_throttled() {
     resend(&server).send().expect_throttled();
 }
 
-#[test]
+e2e!(throttling_is_on_by_default_at_20_requests_a_minute);
 fn throttling_is_on_by_default_at_20_requests_a_minute() {
     let server = Server::start();
     let start = std::time::Instant::now();
@@ -184,7 +184,7 @@ fn throttling_is_on_by_default_at_20_requests_a_minute() {
     );
 }
 
-#[test]
+e2e!(a_throttled_request_does_nothing);
 fn a_throttled_request_does_nothing() {
     let server = Server::builder()
         .args(&["--throttle-rate", "2/minute", "--trust-proxy"])
@@ -249,7 +249,7 @@ fn a_throttled_request_does_nothing() {
         .expect_status(201);
 }
 
-#[test]
+e2e!(the_budget_is_available_again_after_retry_after);
 fn the_budget_is_available_again_after_retry_after() {
     let server = Server::builder()
         .args(&["--throttle-rate", "1/second"])
@@ -262,7 +262,7 @@ fn the_budget_is_available_again_after_retry_after() {
     resend(&server).send().expect_throttled();
 }
 
-#[test]
+e2e!(the_rate_may_be_given_per_hour);
 fn the_rate_may_be_given_per_hour() {
     let server = Server::builder()
         .args(&["--throttle-rate", "1/hour"])
@@ -276,7 +276,7 @@ fn the_rate_may_be_given_per_hour() {
     );
 }
 
-#[test]
+e2e!(x_forwarded_for_is_ignored_unless_the_proxy_is_trusted);
 fn x_forwarded_for_is_ignored_unless_the_proxy_is_trusted() {
     let server = Server::builder()
         .args(&["--throttle-rate", "2/minute"])
@@ -295,7 +295,7 @@ fn x_forwarded_for_is_ignored_unless_the_proxy_is_trusted() {
     resend(&server).send().expect_throttled();
 }
 
-#[test]
+e2e!(behind_a_trusted_proxy_the_last_forwarded_address_is_the_client);
 fn behind_a_trusted_proxy_the_last_forwarded_address_is_the_client() {
     let server = Server::builder()
         .args(&["--throttle-rate", "2/minute", "--trust-proxy"])
@@ -338,7 +338,7 @@ fn assert_bad_credentials(reply: &Reply) {
     reply.expect(400, json!({"non_field_errors": [BAD_CREDENTIALS]}));
 }
 
-#[test]
+e2e!(failed_logins_lock_the_address_even_for_the_right_password);
 fn failed_logins_lock_the_address_even_for_the_right_password() {
     let server = lockout_server(&["--login-max-failures", "3"]);
     let alice = server.account("alice@example.com");
@@ -364,7 +364,7 @@ fn failed_logins_lock_the_address_even_for_the_right_password() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(the_default_lockout_is_five_failures_for_900_seconds);
 fn the_default_lockout_is_five_failures_for_900_seconds() {
     let server = lockout_server(&[]);
     let alice = server.account("alice@example.com");
@@ -379,7 +379,7 @@ fn the_default_lockout_is_five_failures_for_900_seconds() {
     );
 }
 
-#[test]
+e2e!(the_lockout_length_is_configurable);
 fn the_lockout_length_is_configurable() {
     let server = lockout_server(&["--login-max-failures", "2", "--login-lockout", "120"]);
     let alice = server.account("alice@example.com");
@@ -394,7 +394,7 @@ fn the_lockout_length_is_configurable() {
     );
 }
 
-#[test]
+e2e!(failures_count_whatever_the_letter_case_of_the_address);
 fn failures_count_whatever_the_letter_case_of_the_address() {
     let server = lockout_server(&["--login-max-failures", "3"]);
     server.account("alice@example.com");
@@ -409,7 +409,7 @@ fn failures_count_whatever_the_letter_case_of_the_address() {
     login_from(&server, 5, "aLiCe@ExAmPlE.cOm", PASSWORD).expect_throttled();
 }
 
-#[test]
+e2e!(unknown_addresses_lock_the_same_way);
 fn unknown_addresses_lock_the_same_way() {
     let server = lockout_server(&["--login-max-failures", "3"]);
     server.account("alice@example.com");
@@ -423,7 +423,7 @@ fn unknown_addresses_lock_the_same_way() {
     }
 }
 
-#[test]
+e2e!(a_successful_login_resets_the_failure_count);
 fn a_successful_login_resets_the_failure_count() {
     let server = lockout_server(&["--login-max-failures", "3"]);
     let alice = server.account("alice@example.com");
@@ -444,7 +444,7 @@ fn a_successful_login_resets_the_failure_count() {
     attempt(PASSWORD).expect_throttled();
 }
 
-#[test]
+e2e!(a_lockout_ends_after_its_time);
 fn a_lockout_ends_after_its_time() {
     let server = lockout_server(&["--login-max-failures", "2", "--login-lockout", "2"]);
     let alice = server.account("alice@example.com");
@@ -453,11 +453,11 @@ fn a_lockout_ends_after_its_time() {
     }
     let seconds = login_from(&server, 3, &alice.email, PASSWORD).expect_throttled();
     assert!(seconds <= 2, "a 2 s lockout says so: {seconds}");
-    std::thread::sleep(Duration::from_millis(seconds * 1000 + 500));
+    server.advance(Duration::from_millis(seconds * 1000 + 500));
     new_token(&login_from(&server, 4, &alice.email, PASSWORD));
 }
 
-#[test]
+e2e!(throttle_off_disables_every_limit);
 fn throttle_off_disables_every_limit() {
     let server = Server::builder()
         .args(&["--login-max-failures", "2"])
@@ -479,7 +479,7 @@ fn throttle_off_disables_every_limit() {
     }
 }
 
-#[test]
+e2e!(serve_refuses_invalid_throttle_options);
 fn serve_refuses_invalid_throttle_options() {
     let db = Db::new();
     let mail_dir = db.dir().join("mail");

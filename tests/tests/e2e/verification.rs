@@ -39,7 +39,7 @@ fn resend(server: &Server, email: &str) -> Reply {
         .send()
 }
 
-#[test]
+e2e!(the_mailed_link_verifies_the_address_and_works_again);
 fn the_mailed_link_verifies_the_address_and_works_again() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");
@@ -53,9 +53,9 @@ fn the_mailed_link_verifies_the_address_and_works_again() {
     assert_eq!(email_verified(&server, &token), true);
 }
 
-#[test]
+e2e!(the_log_never_shows_the_key_of_a_link);
 fn the_log_never_shows_the_key_of_a_link() {
-    let server = Server::start();
+    let server = Server::builder().process().start();
     let (_, key) = register_with_key(&server, "dora@example.com");
     server
         .get(&format!("/verify-email/{key}/"))
@@ -73,7 +73,7 @@ fn the_log_never_shows_the_key_of_a_link() {
     assert!(!server.stderr().contains(&key), "{}", server.stderr());
 }
 
-#[test]
+e2e!(posting_the_key_verifies_the_address);
 fn posting_the_key_verifies_the_address() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");
@@ -86,7 +86,7 @@ fn posting_the_key_verifies_the_address() {
         .expect_detail(200, VERIFIED);
 }
 
-#[test]
+e2e!(a_key_verifies_only_its_own_account);
 fn a_key_verifies_only_its_own_account() {
     let server = Server::start();
     let (dave, dave_key) = register_with_key(&server, "dave@example.com");
@@ -99,7 +99,7 @@ fn a_key_verifies_only_its_own_account() {
     assert_eq!(email_verified(&server, &erin), false);
 }
 
-#[test]
+e2e!(an_unknown_key_is_refused);
 fn an_unknown_key_is_refused() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");
@@ -120,7 +120,7 @@ fn an_unknown_key_is_refused() {
     assert_eq!(email_verified(&server, &token), false);
 }
 
-#[test]
+e2e!(posting_needs_a_key);
 fn posting_needs_a_key() {
     let server = Server::start();
     post_key(&server, json!({})).expect_field_errors("key", &[REQUIRED]);
@@ -135,7 +135,7 @@ fn posting_needs_a_key() {
     post_key(&server, json!({"key": ["abc"]})).expect_field_errors("key", &["Not a valid string."]);
 }
 
-#[test]
+e2e!(a_reset_key_is_no_verification_key);
 fn a_reset_key_is_no_verification_key() {
     let server = Server::start();
     let carol = server.account_with("carol@example.com", &[]);
@@ -153,7 +153,7 @@ fn a_reset_key_is_no_verification_key() {
     assert_eq!(email_verified(&server, &carol.token), false);
 }
 
-#[test]
+e2e!(a_browser_opening_the_link_gets_a_locked_down_html_page);
 fn a_browser_opening_the_link_gets_a_locked_down_html_page() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");
@@ -188,7 +188,7 @@ fn a_browser_opening_the_link_gets_a_locked_down_html_page() {
     assert_eq!(email_verified(&server, &token), true);
 }
 
-#[test]
+e2e!(the_link_answers_json_unless_html_is_asked_for);
 fn the_link_answers_json_unless_html_is_asked_for() {
     let server = Server::start();
     let (_token, key) = register_with_key(&server, "dave@example.com");
@@ -199,7 +199,7 @@ fn the_link_answers_json_unless_html_is_asked_for() {
     reply.expect_detail(200, VERIFIED);
 }
 
-#[test]
+e2e!(resending_mails_a_fresh_link_and_the_old_one_keeps_working);
 fn resending_mails_a_fresh_link_and_the_old_one_keeps_working() {
     let server = Server::start();
     let (token, first) = register_with_key(&server, "dave@example.com");
@@ -220,7 +220,7 @@ fn resending_mails_a_fresh_link_and_the_old_one_keeps_working() {
         .expect_detail(200, VERIFIED);
 }
 
-#[test]
+e2e!(resending_ignores_the_letter_case_of_the_address);
 fn resending_ignores_the_letter_case_of_the_address() {
     let server = Server::start();
     server.account_with("carol@example.com", &[]);
@@ -234,7 +234,7 @@ fn resending_ignores_the_letter_case_of_the_address() {
     server.login_token("carol@example.com", PASSWORD);
 }
 
-#[test]
+e2e!(resending_to_a_verified_or_unknown_address_is_204_without_mail);
 fn resending_to_a_verified_or_unknown_address_is_204_without_mail() {
     let server = Server::start();
     server.account("alice@example.com");
@@ -246,7 +246,7 @@ fn resending_to_a_verified_or_unknown_address_is_204_without_mail() {
     server.assert_only_mail_to("carol@example.com");
 }
 
-#[test]
+e2e!(resending_to_an_address_verified_by_its_link_sends_nothing);
 fn resending_to_an_address_verified_by_its_link_sends_nothing() {
     let server = Server::start();
     let (_token, key) = register_with_key(&server, "dave@example.com");
@@ -255,7 +255,7 @@ fn resending_to_an_address_verified_by_its_link_sends_nothing() {
     server.assert_mail_count_stays(1);
 }
 
-#[test]
+e2e!(resending_needs_a_well_formed_address);
 fn resending_needs_a_well_formed_address() {
     let server = Server::start();
     server
@@ -269,7 +269,7 @@ fn resending_needs_a_well_formed_address() {
     server.assert_mail_count_stays(0);
 }
 
-#[test]
+e2e!(resend_is_never_taken_for_a_key);
 fn resend_is_never_taken_for_a_key() {
     let server = Server::start();
     server.register("dave@example.com");
@@ -284,7 +284,7 @@ fn resend_is_never_taken_for_a_key() {
         .expect_allow("POST, OPTIONS");
 }
 
-#[test]
+e2e!(the_verification_routes_have_their_allow_headers_and_options);
 fn the_verification_routes_have_their_allow_headers_and_options() {
     let server = Server::start();
     let email = json!({"type": "email", "required": true, "read_only": false, "label": "Email"});
@@ -333,7 +333,7 @@ fn the_verification_routes_have_their_allow_headers_and_options() {
         .expect_allow("GET, HEAD, OPTIONS");
 }
 
-#[test]
+e2e!(verification_paths_without_the_trailing_slash_redirect);
 fn verification_paths_without_the_trailing_slash_redirect() {
     let server = Server::start();
     for (bare, target) in [
@@ -353,7 +353,7 @@ fn verification_paths_without_the_trailing_slash_redirect() {
         .expect_detail(404, NOT_FOUND);
 }
 
-#[test]
+e2e!(an_invalid_token_is_refused_on_the_verification_routes);
 fn an_invalid_token_is_refused_on_the_verification_routes() {
     let server = Server::start();
     let (token, key) = register_with_key(&server, "dave@example.com");

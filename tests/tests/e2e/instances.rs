@@ -20,12 +20,12 @@ const WOKEN_WITHIN: Duration = Duration::from_secs(5);
 /// Two servers with the same options on one fresh database.
 fn two_instances(builder: impl Fn() -> ServerBuilder) -> (Server, Server) {
     let db = Db::new();
-    let first = builder().db(db.clone()).start();
-    let second = builder().db(db).start();
+    let first = builder().db(db.clone()).process().start();
+    let second = builder().db(db).process().start();
     (first, second)
 }
 
-#[test]
+e2e!(a_token_made_on_one_instance_works_on_the_other: postgres);
 fn a_token_made_on_one_instance_works_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let registered = a.register("ada@example.com");
@@ -41,7 +41,7 @@ fn a_token_made_on_one_instance_works_on_the_other() {
         .expect_status(200);
 }
 
-#[test]
+e2e!(logging_out_on_one_instance_ends_the_token_on_the_other_at_once: postgres);
 fn logging_out_on_one_instance_ends_the_token_on_the_other_at_once() {
     let (a, b) = two_instances(Server::builder);
     let account = a.account("cid@example.com");
@@ -97,7 +97,7 @@ fn reboot_wakes_poll(requester: &Server, poller: &Server, owner: &Account, agent
     });
 }
 
-#[test]
+e2e!(a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other: postgres);
 fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("dee@example.com");
@@ -111,7 +111,7 @@ fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
     reboot_wakes_poll(&b, &a, &owner, &agent);
 }
 
-#[test]
+e2e!(an_instance_that_loses_its_notification_session_listens_again: postgres);
 fn an_instance_that_loses_its_notification_session_listens_again() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("flo@example.com");
@@ -140,7 +140,7 @@ fn an_instance_that_loses_its_notification_session_listens_again() {
     reboot_wakes_poll(&a, &b, &owner, &agent);
 }
 
-#[test]
+e2e!(deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other: postgres);
 fn deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("eve@example.com");
@@ -165,7 +165,7 @@ fn deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other() {
     poll_call(&b, &agent.token, "0").expect_status(401);
 }
 
-#[test]
+e2e!(each_mail_is_delivered_once_while_both_instances_deliver: postgres);
 fn each_mail_is_delivered_once_while_both_instances_deliver() {
     const ACCOUNTS: usize = 24;
     let sink = SmtpSink::start();
@@ -200,7 +200,7 @@ fn each_mail_is_delivered_once_while_both_instances_deliver() {
     assert_eq!(ids.len(), ACCOUNTS, "every mail has its own Message-ID");
 }
 
-#[test]
+e2e!(failed_logins_count_towards_one_lockout_across_instances: postgres);
 fn failed_logins_count_towards_one_lockout_across_instances() {
     let (a, b) = two_instances(|| {
         Server::builder().args(&[
@@ -228,7 +228,7 @@ fn failed_logins_count_towards_one_lockout_across_instances() {
     login(&b, 6, PASSWORD).expect_throttled();
 }
 
-#[test]
+e2e!(concurrent_registrations_of_one_address_make_one_account: postgres);
 fn concurrent_registrations_of_one_address_make_one_account() {
     const ATTEMPTS: usize = 16;
     let (a, b) = two_instances(|| Server::builder().throttle_off());
@@ -263,7 +263,7 @@ fn concurrent_registrations_of_one_address_make_one_account() {
     }
 }
 
-#[test]
+e2e!(concurrent_reboots_queue_one_command: postgres);
 fn concurrent_reboots_queue_one_command() {
     const REQUESTS: usize = 16;
     let (a, b) = two_instances(|| Server::builder().throttle_off());
@@ -283,7 +283,7 @@ fn concurrent_reboots_queue_one_command() {
     );
 }
 
-#[test]
+e2e!(a_write_storm_over_both_instances_never_answers_500: postgres);
 fn a_write_storm_over_both_instances_never_answers_500() {
     const DEVICES: usize = 4;
     const ROUNDS: usize = 15;

@@ -19,7 +19,7 @@ fn refused_with(url: &str, explanation: &str) {
     );
 }
 
-#[test]
+e2e!(a_server_that_cannot_be_reached_is_refused_clearly: postgres);
 fn a_server_that_cannot_be_reached_is_refused_clearly() {
     refused_with(
         "postgres://devmgr:s3cret-pw@127.0.0.1:1/devmgr?connect_timeout=5",
@@ -27,7 +27,7 @@ fn a_server_that_cannot_be_reached_is_refused_clearly() {
     );
 }
 
-#[test]
+e2e!(tls_is_refused_at_start: postgres);
 fn tls_is_refused_at_start() {
     for mode in ["require", "verify-ca", "verify-full"] {
         refused_with(
@@ -37,7 +37,7 @@ fn tls_is_refused_at_start() {
     }
 }
 
-#[test]
+e2e!(a_malformed_url_is_refused: postgres);
 fn a_malformed_url_is_refused() {
     refused_with(
         "postgres://devmgr:s3cret-pw@127.0.0.1:5432/devmgr?no_such_option=1",
@@ -45,7 +45,7 @@ fn a_malformed_url_is_refused() {
     );
 }
 
-#[test]
+e2e!(instances_starting_together_migrate_once: postgres);
 fn instances_starting_together_migrate_once() {
     let db = Db::new();
     let migrations: Vec<_> = (0..4)

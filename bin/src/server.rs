@@ -1,0 +1,205 @@
+//! The running server: the composition root of `devmgr serve`, which tests
+//! also start inside their own process ([`InProcessServer`]) on a listener
+//! they bound and with a clock they control.
+
+use crate::cli::{Cli, Command, ServeArgs, Throttle};
+use crate::{CommandError, os, wiring};
+use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
+use application::ports::{Clock, LockoutPolicy, Mailer};
+use application::{DevMgr, Settings};
+use chrono::Duration;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// How often idle throttling state, finished lockouts, expired keys and old
+/// commands are forgotten.
+const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A server serving, with the outbox worker and housekeeping running beside
+/// it on the current actix system; await `server` to serve until it stops.
+pub struct Started {
+    /// The address it listens on.
+    pub address: SocketAddr,
+    /// The database's schema version.
+    pub schema_version: i32,
+    /// The server itself.
+    pub server: actix_web::dev::Server,
+}
+
+/// Migrates the database of `cli`, then serves it on the socket `listen`
+/// gives (asked for once the database is ready) with the options of `args`,
+/// mail through `mailer` and time from `clock`.
+pub async fn start(
+    cli: &Cli,
+    args: &ServeArgs,
+    listen: impl FnOnce() -> Result<TcpListener, CommandError>,
+    mailer: Arc<dyn Mailer>,
+    clock: Arc<dyn Clock>,
+) -> Result<Started, CommandError> {
+    let open_files = os::raise_open_file_limit();
+    let (store, schema_version) = wiring::open_store(&cli.database_url).await?;
+    let throttled = args.throttle == Throttle::On;
+    let settings = Settings {
+        online_window: Duration::seconds(i64::from(args.online_window)),
+        login_lockout: throttled.then(|| LockoutPolicy {
+            max_failures: args.login_max_failures,
+            period: Duration::seconds(i64::from(args.login_lockout)),
+        }),
+        ..Settings::default()
+    };
+    let listener = listen()?;
+    let address = listener.local_addr().map_err(CommandError::from_display)?;
+    let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
+    let app = wiring::application(
+        store,
+        mailer,
+        settings,
+        args.max_hash_queue,
+        Arc::new(links),
+        clock,
+    )
+    .await?;
+    let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
+    let throttles = throttled.then(|| Throttles {
+        addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),
+        password_changes: Arc::new(AccountThrottle::new(args.password_change_rate)),
+    });
+    if let Some(throttles) = &throttles {
+        state = state
+            .with_throttle(throttles.addresses.clone())
+            .with_password_change_throttle(throttles.password_changes.clone());
+    }
+    let limits = ServeLimits {
+        workers: args
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
+        max_connections: args.max_connections.map_or_else(
+            || os::default_max_connections(open_files),
+            |n| usize::try_from(n).unwrap_or(usize::MAX),
+        ),
+    };
+    tracing::info!(
+        open_files,
+        max_connections = limits.max_connections,
+        "connection limits"
+    );
+    let server =
+        adapters_http::serve(listener, state, limits).map_err(CommandError::from_display)?;
+    actix_web::rt::spawn({
+        let app = app.clone();
+        async move { app.deliver_mail_forever().await }
+    });
+    actix_web::rt::spawn(housekeeping(app, throttles));
+    Ok(Started {
+        address,
+        schema_version,
+        server,
+    })
+}
+
+/// The rate limiters, when throttling is on.
+struct Throttles {
+    addresses: Arc<AddressThrottle>,
+    password_changes: Arc<AccountThrottle>,
+}
+
+/// Now and then, forgets what throttling no longer needs, expired keys and
+/// old commands, so nothing grows without bound.
+async fn housekeeping(app: DevMgr, throttles: Option<Throttles>) {
+    let mut ticks = actix_web::rt::time::interval(HOUSEKEEPING_EVERY);
+    loop {
+        ticks.tick().await;
+        if let Some(throttles) = &throttles {
+            throttles.addresses.forget_idle();
+            throttles.password_changes.forget_idle();
+        }
+        if let Err(error) = app.purge_login_failures().await {
+            tracing::warn!(error = ?error, "cannot purge old failed logins");
+        }
+        if let Err(error) = app.purge_expired().await {
+            tracing::warn!(error = ?error, "cannot purge expired keys and old commands");
+        }
+    }
+}
+
+/// The server of a `serve` command line, running on its own thread (with its
+/// own actix system) inside the current process: what `devmgr serve` runs,
+/// minus the process around it (no logging set up, no `{"listening": …}`
+/// line, `--bind` ignored for the given listener). Stopped when dropped.
+///
+/// Like `devmgr serve`, it stops on SIGINT or SIGTERM sent to the process.
+pub struct InProcessServer {
+    address: SocketAddr,
+    handle: actix_web::dev::ServerHandle,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl InProcessServer {
+    /// Starts serving `cli` (which must be a `serve` command) on `listener`,
+    /// an already bound socket, with time from `clock`. Returns once the
+    /// database is migrated and the server accepts connections.
+    pub fn start(
+        cli: Cli,
+        listener: TcpListener,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, CommandError> {
+        let Command::Serve(args) = &cli.command else {
+            return Err(CommandError("only a `serve` command can be started".into()));
+        };
+        let mailer = crate::commands::serve_mailer(args)?;
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("devmgr-in-process".into())
+            .spawn(move || {
+                actix_web::rt::System::new().block_on(async move {
+                    let Command::Serve(args) = &cli.command else {
+                        unreachable!("checked before the thread started")
+                    };
+                    match start(&cli, args, || Ok(listener), mailer, clock).await {
+                        Ok(started) => {
+                            let _ = started_tx.send(Ok((started.address, started.server.handle())));
+                            let _ = started.server.await;
+                        }
+                        Err(error) => {
+                            let _ = started_tx.send(Err(error));
+                        }
+                    }
+                });
+            })
+            .map_err(CommandError::from_display)?;
+        let (address, handle) = started_rx
+            .recv()
+            .map_err(|_| CommandError("the server thread ended before it started".into()))??;
+        Ok(Self {
+            address,
+            handle,
+            thread: Some(thread),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Stops at once (open connections are closed) and waits for the thread
+    /// to end; the database is closed when this returns.
+    pub fn stop(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        // The command is sent when `stop` is called; its future only reports completion.
+        drop(self.handle.stop(false));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for InProcessServer {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}

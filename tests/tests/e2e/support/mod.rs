@@ -1,0 +1,23 @@
+//! The harness: a server on a fresh database (an SQLite file or a PostgreSQL
+//! database, see [`Backend`]) — the real app inside the test process, or a
+//! `devmgr serve` process where the process is the subject —, an HTTP
+//! client that never follows redirects, the command line on the same
+//! database, and the e-mails the server wrote to its mail directory.
+
+mod checks;
+mod clock;
+mod db;
+mod http;
+mod mail;
+mod process;
+mod requests;
+mod server;
+
+pub use checks::*;
+pub use db::{Account, Backend, Db, on_backend};
+pub use http::{Call, Reply};
+pub use process::{assert_refused, devmgr, run, stdout_json};
+pub use server::{DatabaseUrlAt, Server, ServerBuilder};
+
+/// A password that passes every rule for the addresses and names used here.
+pub const PASSWORD: &str = "Sturdy-Lantern-42";
