@@ -35,22 +35,22 @@ impl DeviceJson {
         let DeviceView { device, online } = view;
         let url = format!("{base_url}/devices/{}/", device.serial);
         Self {
-            agent_version: device.facts.agent_version,
+            agent_version: device.facts.agent_version.into_string(),
             created_time: format_api(device.created_time),
-            description: device.description,
+            description: device.description.into_string(),
             disk_capacity: device.facts.disk_capacity,
             disk_used: device.facts.disk_used,
             machine_type: device.facts.machine_type.code(),
             machine_type_display: device.facts.machine_type.display_name(),
-            name: device.name,
+            name: device.name.into_string(),
             online,
-            operating_system: device.facts.operating_system,
+            operating_system: device.facts.operating_system.into_string(),
             ports_url: format!("{url}ports/"),
             processor_speed: device.facts.processor_speed,
             ram_capacity: device.facts.ram_capacity,
             reboot_url: format!("{url}reboot/"),
             serial: device.serial.to_string(),
-            uname: device.facts.uname,
+            uname: device.facts.uname.into_string(),
             url,
             wormhole_slug: device.wormhole_slug,
         }
@@ -68,9 +68,9 @@ pub struct PortJson {
 impl From<&Port> for PortJson {
     fn from(port: &Port) -> Self {
         Self {
-            port: port.number,
+            port: port.number.get(),
             protocol: port.protocol.code(),
-            name: port.name.clone(),
+            name: port.name.as_str().to_owned(),
         }
     }
 }
@@ -115,7 +115,7 @@ impl From<&CommandView> for CommandRecordJson {
             issued_time: format_api(record.command.issued_time),
             delivered_time: record.delivered_time.map(format_api),
             acked_time: record.acked_time.map(format_api),
-            detail: record.detail.clone(),
+            detail: record.detail.as_str().to_owned(),
         }
     }
 }

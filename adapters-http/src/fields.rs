@@ -2,10 +2,22 @@
 //! (with DRF's messages) and the OPTIONS metadata.
 
 use crate::error::{ApiError, FieldErrors, NON_FIELD_ERRORS};
-use domain::EmailAddress;
 use domain::email::MAX_EMAIL_CHARS;
 use domain::text::{self, TextError};
+use domain::{BoundedText, EmailAddress};
 use serde_json::{Map, Value, json};
+
+/// DRF's wording of a domain text problem.
+pub(crate) fn text_error_message(error: TextError) -> String {
+    match error {
+        TextError::Blank => "This field may not be blank.".to_owned(),
+        TextError::TooLong { max } => {
+            format!("Ensure this field has no more than {max} characters.")
+        }
+        TextError::Nul => "Null characters are not allowed.".to_owned(),
+        TextError::BidiControl => "Bidirectional control characters are not allowed.".to_owned(),
+    }
+}
 
 /// How a field's value is typed in OPTIONS metadata.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,27 +304,24 @@ impl Form {
             value.is_empty()
         };
         if blank && !field.allow_blank {
-            self.error(field.name, TextError::Blank.to_string());
+            self.error(field.name, text_error_message(TextError::Blank));
             return None;
         }
         let mut valid = true;
         if let Some(max) = field.max_length
             && value.chars().count() > max
         {
-            self.error(
-                field.name,
-                format!("Ensure this field has no more than {max} characters."),
-            );
+            self.error(field.name, text_error_message(TextError::TooLong { max }));
             // An address gets its format checked too, as DRF's EmailField does.
             valid = field.kind == FieldType::Email;
         }
         // No database stores NUL in text, and DRF refuses it alike.
         if value.contains('\0') {
-            self.error(field.name, "Null characters are not allowed.");
+            self.error(field.name, text_error_message(TextError::Nul));
             valid = false;
         }
         if text::has_bidi_control(&value) {
-            self.error(field.name, TextError::BidiControl.to_string());
+            self.error(field.name, text_error_message(TextError::BidiControl));
             valid = false;
         }
         valid.then_some(value)
@@ -474,6 +483,19 @@ impl Form {
             return None;
         }
         Some(values)
+    }
+
+    /// Reads a text field into the domain type that holds it; the type's
+    /// rule is the field's, so a refusal is reported as a field error.
+    pub fn checked<T: BoundedText>(&mut self, field: &Field) -> Option<T> {
+        let text = self.text(field)?;
+        match T::parse(text) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.error(field.name, text_error_message(e));
+                None
+            }
+        }
     }
 
     /// Reads an e-mail address field.

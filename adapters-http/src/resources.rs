@@ -3,7 +3,10 @@
 //! the schemas of the OpenAPI document.
 
 use crate::fields::{Field, FieldType};
-use domain::{Action, CommandState, MachineType};
+use domain::{
+    Action, CommandState, DeviceDescription, DeviceName, MachineType, PortName, PortNumber,
+    ProfileName,
+};
 
 /// A JSON object of the API, named in the OpenAPI document's components.
 pub struct Resource {
@@ -20,17 +23,21 @@ const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Fiel
 }
 
 /// `name` of a device.
-pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(100);
+pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(DeviceName::MAX_CHARS);
 /// `description` of a device.
 pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
     .optional()
     .blank_ok()
-    .max(1000);
+    .max(DeviceDescription::MAX_CHARS);
 /// `name` of the profile, its only writable field.
-pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
+pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name")
+    .optional()
+    .blank_ok()
+    .max(ProfileName::MAX_CHARS);
 
 /// `port` of a reported port.
-pub(crate) const PORT_NUMBER: Field = Field::integer("port", "Port").range(1, 65535);
+pub(crate) const PORT_NUMBER: Field =
+    Field::integer("port", "Port").range(PortNumber::MIN as i64, PortNumber::MAX as i64);
 /// `protocol` of a reported port.
 pub(crate) const PORT_PROTOCOL: Field =
     Field::text("protocol", "Protocol").choices(&domain::Protocol::CODES);
@@ -38,7 +45,7 @@ pub(crate) const PORT_PROTOCOL: Field =
 pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
     .optional()
     .blank_ok()
-    .max(domain::listening_port::MAX_PORT_NAME_CHARS);
+    .max(PortName::MAX_CHARS);
 /// A listening port, as reported in heartbeats and listed.
 pub(crate) const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
 

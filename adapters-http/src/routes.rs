@@ -11,7 +11,7 @@ use crate::resources::{
     HEARTBEAT_REPLY, PORT, PROFILE, PROFILE_FIELDS, Resource,
 };
 use actix_web::http::Method;
-use domain::{CommandStatus, MachineType};
+use domain::{AckDetail, AgentVersion, CommandStatus, MachineType, OperatingSystem, Uname};
 use std::sync::LazyLock;
 
 pub(crate) use crate::resources::{
@@ -243,17 +243,17 @@ pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type
 pub(crate) const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
     .optional()
     .blank_ok()
-    .max(100);
+    .max(AgentVersion::MAX_CHARS);
 /// `operating_system` of a heartbeat.
 pub(crate) const OPERATING_SYSTEM: Field = Field::text("operating_system", "Operating system")
     .optional()
     .blank_ok()
-    .max(200);
+    .max(OperatingSystem::MAX_CHARS);
 /// `uname` of a heartbeat.
 pub(crate) const UNAME: Field = Field::text("uname", "Uname")
     .optional()
     .blank_ok()
-    .max(1000);
+    .max(Uname::MAX_CHARS);
 /// `disk_capacity` of a heartbeat: bytes, `null` while unknown.
 pub(crate) const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
@@ -280,7 +280,7 @@ pub(crate) const ACK_STATUS: Field = Field::text("status", "Status").choices(&Co
 pub(crate) const ACK_DETAIL: Field = Field::text("detail", "Detail")
     .optional()
     .blank_ok()
-    .max(domain::command::MAX_ACK_DETAIL_CHARS);
+    .max(AckDetail::MAX_CHARS);
 
 /// `wait` of the command long poll (a query parameter), in seconds.
 pub(crate) const WAIT: Field = Field::integer("wait", "Wait").optional().range(0, 60);

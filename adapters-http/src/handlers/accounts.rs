@@ -5,9 +5,7 @@ use crate::fields::validated;
 use crate::routes::{EMAIL, NEW_PASSWORD, OLD_PASSWORD, PROFILE_NAME};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use application::use_cases::{
-    ChangePasswordError, OldPasswordProblem, RegisterError, UpdateProfileError,
-};
+use application::use_cases::{ChangePasswordError, OldPasswordProblem, RegisterError};
 use domain::Profile;
 use serde_json::{Value, json};
 
@@ -39,19 +37,11 @@ pub async fn rotate_install_token(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 pub async fn update_profile(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let account = ctx.user()?;
-    let name = form.text(&PROFILE_NAME);
+    let name = form.checked(&PROFILE_NAME);
     form.finish()?;
     let account = match name {
         None => account.clone(),
-        Some(name) => ctx
-            .state
-            .app
-            .update_profile_name(account, &name)
-            .await
-            .map_err(|e| match e {
-                UpdateProfileError::Name(e) => ApiError::field("name", e.to_string()),
-                UpdateProfileError::Store(e) => e.into(),
-            })?,
+        Some(name) => ctx.state.app.update_profile_name(account, &name).await?,
     };
     let profile = ctx.state.app.profile(&account, &ctx.base_url());
     Ok(secret_json(StatusCode::OK, &profile_json(profile)))

@@ -15,7 +15,8 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::web::Query;
 use application::use_cases::{InstallError, InstallRequest};
 use domain::{
-    Command, CommandOutcome, CommandStatus, FactsReport, MachineType, Port, Protocol, Serial,
+    Command, CommandOutcome, CommandStatus, FactsReport, MachineType, Port, PortNumber, Protocol,
+    Serial,
 };
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -33,7 +34,7 @@ fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
 pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let install_token = form.text(&INSTALL_TOKEN);
-    let name = form.text(&DEVICE_NAME);
+    let name = form.checked(&DEVICE_NAME);
     let serial = form.serial(&SERIAL);
     let machine_type = read_machine_type(&mut form);
     if form.has_errors()
@@ -65,7 +66,6 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
             SERIAL.name,
             "This device is online. Delete it, or wait until it is offline, to install it again.",
         ),
-        InstallError::Name(e) => ApiError::field(DEVICE_NAME.name, e.to_string()),
         InstallError::Store(e) => e.into(),
     })?;
     let serial = installed.device.serial.to_string();
@@ -84,21 +84,21 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 fn read_port(form: &mut Form) -> Option<Port> {
     let number = form.integer(&PORT_NUMBER).flatten();
     let protocol = form.choice(&PORT_PROTOCOL).and_then(Protocol::from_code);
-    let name = form.text(&PORT_NAME);
-    let number = u16::try_from(number?).ok()?;
+    let name = form.checked(&PORT_NAME);
+    let number = PortNumber::try_from(number?).ok()?;
     if form.has_errors() {
         return None;
     }
-    Port::new(number, protocol?, name.unwrap_or_default()).ok()
+    Some(Port::new(number, protocol?, name.unwrap_or_default()))
 }
 
 /// `POST /agent/heartbeat/`: records the facts, hands out pending commands.
 pub async fn heartbeat(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let report = FactsReport {
-        agent_version: form.text(&AGENT_VERSION),
-        operating_system: form.text(&OPERATING_SYSTEM),
-        uname: form.text(&UNAME),
+        agent_version: form.checked(&AGENT_VERSION),
+        operating_system: form.checked(&OPERATING_SYSTEM),
+        uname: form.checked(&UNAME),
         machine_type: read_machine_type(&mut form),
         disk_capacity: form.integer(&DISK_CAPACITY),
         disk_used: form.integer(&DISK_USED),
@@ -170,7 +170,7 @@ pub async fn acknowledge(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         .ok_or(ApiError::NotFound)?;
     let mut form = ctx.form();
     let status = form.choice(&ACK_STATUS).and_then(CommandStatus::from_code);
-    let detail = form.text(&ACK_DETAIL);
+    let detail = form.checked(&ACK_DETAIL);
     form.finish()?;
     let outcome = CommandOutcome {
         status: validated(status)?,

@@ -56,8 +56,8 @@ pub async fn update(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     };
     let mut form = ctx.form();
     let changes = DeviceChanges {
-        name: form.text(&name_field),
-        description: form.text(&DEVICE_DESCRIPTION),
+        name: form.checked(&name_field),
+        description: form.checked(&DEVICE_DESCRIPTION),
     };
     form.finish()?;
     let view = ctx
@@ -67,8 +67,6 @@ pub async fn update(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         .await
         .map_err(|e| match e {
             UpdateDeviceError::NotFound => ApiError::NotFound,
-            UpdateDeviceError::Name(e) => ApiError::field("name", e.to_string()),
-            UpdateDeviceError::Description(e) => ApiError::field("description", e.to_string()),
             UpdateDeviceError::Store(e) => e.into(),
         })?;
     Ok(json(

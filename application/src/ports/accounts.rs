@@ -7,7 +7,7 @@ use mockall::automock;
 use super::StoreError;
 use crate::mail::Email;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, EmailAddress, Timestamp};
+use domain::{Account, AccountId, EmailAddress, ProfileName, Timestamp};
 use thiserror::Error;
 
 /// What an e-mailed key is for.
@@ -48,7 +48,7 @@ pub struct NewAccount {
     /// Login address.
     pub email: EmailAddress,
     /// Display name.
-    pub name: String,
+    pub name: ProfileName,
     /// PHC hash of the password, when one is set at creation.
     pub password_hash: Option<String>,
     /// Whether the address counts as verified from the start.
@@ -85,7 +85,7 @@ pub trait AccountRepository: Send + Sync {
     /// The account with this address, ignoring letter case.
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<Account>, StoreError>;
     /// Sets the display name and returns the updated account.
-    async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError>;
+    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError>;
     /// Sets a new password hash and, in the same transaction, ends every
     /// outstanding reset key of the account (a link mailed before the change
     /// must not undo it).

@@ -7,8 +7,8 @@ use mockall::automock;
 use super::StoreError;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Command, CommandOutcome, CommandRecord, Device, FactsReport, MachineType, Port,
-    Serial, Timestamp,
+    AccountId, Command, CommandOutcome, CommandRecord, Device, DeviceDescription, DeviceName,
+    FactsReport, MachineType, Port, Serial, Timestamp,
 };
 use thiserror::Error;
 
@@ -27,9 +27,9 @@ pub enum CreateDeviceError {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DeviceChanges {
     /// A new name.
-    pub name: Option<String>,
+    pub name: Option<DeviceName>,
     /// A new description.
-    pub description: Option<String>,
+    pub description: Option<DeviceDescription>,
 }
 
 /// A device enrolling through its agent, or enrolling again.
@@ -40,7 +40,7 @@ pub struct Enrolment {
     /// The device's serial.
     pub serial: Serial,
     /// Its name.
-    pub name: String,
+    pub name: DeviceName,
     /// Its machine type, when the agent sent one.
     pub machine_type: Option<MachineType>,
     /// The hash of its new device token.

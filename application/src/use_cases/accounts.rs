@@ -3,8 +3,7 @@
 use super::DevMgr;
 use crate::ports::{CreateAccountError, NewAccount, StoreError};
 use domain::password::{self, PasswordProblem};
-use domain::text::{PROFILE_NAME, TextError};
-use domain::{Account, EmailAddress, Profile};
+use domain::{Account, EmailAddress, Profile, ProfileName};
 use thiserror::Error;
 
 /// Why a registration was refused.
@@ -58,26 +57,12 @@ pub enum ChangePasswordError {
     Store(#[from] StoreError),
 }
 
-/// Why a profile update was refused.
-#[derive(Debug, Error)]
-pub enum UpdateProfileError {
-    /// The name breaks its rule.
-    #[error("invalid name: {0}")]
-    Name(TextError),
-    /// Infrastructure failure.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
 /// Why an operator could not create a user.
 #[derive(Debug, Error)]
 pub enum CreateUserError {
     /// The address (ignoring case) has an account already.
     #[error("an account with this e-mail already exists")]
     DuplicateEmail,
-    /// The name breaks its rule.
-    #[error("invalid name: {0}")]
-    Name(TextError),
     /// The password breaks the policy.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))]
     Password(Vec<PasswordProblem>),
@@ -115,7 +100,7 @@ impl DevMgr {
         let verification = self.verification_key(&email);
         let account = NewAccount {
             email,
-            name: String::new(),
+            name: ProfileName::default(),
             password_hash: None,
             email_verified: false,
             install_token: self.mint_install_token(),
@@ -136,10 +121,9 @@ impl DevMgr {
     pub async fn update_profile_name(
         &self,
         account: &Account,
-        name: &str,
-    ) -> Result<Account, UpdateProfileError> {
-        PROFILE_NAME.check(name).map_err(UpdateProfileError::Name)?;
-        Ok(self.ports.accounts.update_name(account.id, name).await?)
+        name: &ProfileName,
+    ) -> Result<Account, StoreError> {
+        self.ports.accounts.update_name(account.id, name).await
     }
 
     /// Changes the password. `old` is needed only while the account has a
@@ -196,17 +180,16 @@ impl DevMgr {
         &self,
         email: EmailAddress,
         password: Option<&str>,
-        name: &str,
+        name: ProfileName,
         verified: bool,
     ) -> Result<CreatedUser, CreateUserError> {
-        PROFILE_NAME.check(name).map_err(CreateUserError::Name)?;
         let install_token = self.mint_install_token();
         let password_hash = match password {
             None => None,
             Some(password) => {
                 let context = password::PasswordContext {
                     email: email.as_str(),
-                    name,
+                    name: name.as_str(),
                     install_token: &install_token,
                 };
                 password::check(password, &context).map_err(CreateUserError::Password)?;
@@ -216,7 +199,7 @@ impl DevMgr {
         let token = self.mint_api_token();
         let account = NewAccount {
             email,
-            name: name.to_owned(),
+            name,
             password_hash,
             email_verified: verified,
             install_token: install_token.clone(),
@@ -496,31 +479,27 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn profile_name_is_checked_then_stored() {
+    async fn profile_name_is_stored() {
         let mut h = Harness::new();
         h.accounts
             .expect_update_name()
             .withf(|id, name| id.0 == 7 && name == "Ada")
             .returning(|_, name| {
                 Ok(Account {
-                    name: name.into(),
+                    name: name.clone(),
                     ..account(true, None)
                 })
             });
         let app = h.app();
         let updated = app
-            .update_profile_name(&account(true, None), "Ada")
+            .update_profile_name(&account(true, None), &ProfileName::parse("Ada").unwrap())
             .await
             .unwrap();
         assert_eq!(updated.name, "Ada");
-        let err = app
-            .update_profile_name(&account(true, None), &"x".repeat(151))
-            .await
-            .unwrap_err();
-        assert!(matches!(
-            err,
-            UpdateProfileError::Name(TextError::TooLong { max: 150 })
-        ));
+    }
+
+    fn name(text: &str) -> ProfileName {
+        ProfileName::parse(text).unwrap()
     }
 
     #[tokio::test]
@@ -533,7 +512,7 @@ mod tests {
             .returning(|new| Ok(stored(new)));
         let user = h
             .app()
-            .create_user(email(), Some("correct-horse-battery-42"), "Op", true)
+            .create_user(email(), Some("correct-horse-battery-42"), name("Op"), true)
             .await
             .unwrap();
         assert_eq!(user.email, "owner@example.com");
@@ -542,23 +521,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn create_user_refuses_a_weak_password_a_bad_name_and_a_taken_address() {
+    async fn create_user_refuses_a_weak_password_and_a_taken_address() {
         let mut h = Harness::new();
         h.accounts
             .expect_create()
             .returning(|_| Err(CreateAccountError::DuplicateEmail));
         let app = h.app();
         let weak = app
-            .create_user(email(), Some("short"), "", false)
+            .create_user(email(), Some("short"), name(""), false)
             .await
             .unwrap_err();
         assert!(matches!(weak, CreateUserError::Password(_)));
-        let long_name = app
-            .create_user(email(), None, &"n".repeat(151), false)
+        let taken = app
+            .create_user(email(), None, name(""), false)
             .await
             .unwrap_err();
-        assert!(matches!(long_name, CreateUserError::Name(_)));
-        let taken = app.create_user(email(), None, "", false).await.unwrap_err();
         assert!(matches!(taken, CreateUserError::DuplicateEmail));
     }
 }

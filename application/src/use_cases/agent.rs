@@ -6,8 +6,7 @@ use crate::ports::{EnrolError, Enrolment, StoreError};
 use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
-use domain::text::{DEVICE_NAME, TextError};
-use domain::{Command, CommandOutcome, Device, FactsReport, MachineType, Serial};
+use domain::{Command, CommandOutcome, Device, DeviceName, FactsReport, MachineType, Serial};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -17,7 +16,7 @@ pub struct InstallRequest {
     /// The account's install token.
     pub install_token: String,
     /// The device's name.
-    pub name: String,
+    pub name: DeviceName,
     /// The device's serial; a random one when absent.
     pub serial: Option<Serial>,
     /// The device's hardware, when known.
@@ -50,9 +49,6 @@ pub enum InstallError {
     /// take it from its running agent.
     #[error("this device is online")]
     Online,
-    /// The name breaks its rule.
-    #[error("invalid name: {0}")]
-    Name(TextError),
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -72,9 +68,6 @@ impl DevMgr {
     /// account's device with that serial while it is offline. The old device
     /// token, if any, ends. Only verified accounts enrol devices.
     pub async fn install(&self, request: InstallRequest) -> Result<Installed, InstallError> {
-        DEVICE_NAME
-            .check(&request.name)
-            .map_err(InstallError::Name)?;
         let account = self
             .ports
             .accounts
@@ -231,7 +224,7 @@ impl DevMgr {
 mod tests {
     use super::*;
     use crate::ports::MockCommandListener;
-    use crate::use_cases::test_support::{Harness, account, device, now};
+    use crate::use_cases::test_support::{Harness, account, device, now, text};
     use chrono::Duration as Span;
     use domain::{AccountId, Action, CommandStatus, Port, Protocol};
     use mockall::Sequence;
@@ -247,7 +240,7 @@ mod tests {
     fn request(serial: Option<Serial>) -> InstallRequest {
         InstallRequest {
             install_token: "t".repeat(32),
-            name: "kitchen".into(),
+            name: text("kitchen"),
             serial,
             machine_type: None,
         }
@@ -298,7 +291,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn install_refuses_unknown_tokens_blank_names_and_foreign_serials() {
+    async fn install_refuses_unknown_tokens_and_foreign_serials() {
         let mut h = Harness::new();
         let mut accounts = vec![Ok(Some(account(true, None))), Ok(None)];
         h.accounts
@@ -309,14 +302,6 @@ mod tests {
             .expect_enroll()
             .returning(|_| Err(EnrolError::ForeignSerial));
         let app = h.app();
-        let blank = InstallRequest {
-            name: " ".into(),
-            ..request(None)
-        };
-        assert!(matches!(
-            app.install(blank).await,
-            Err(InstallError::Name(TextError::Blank))
-        ));
         assert!(matches!(
             app.install(request(None)).await,
             Err(InstallError::InvalidInstallToken)
@@ -361,7 +346,12 @@ mod tests {
         h.devices
             .expect_record_heartbeat()
             .withf(|_, report, at| {
-                let ports: Vec<u16> = report.ports.iter().flatten().map(|p| p.number).collect();
+                let ports: Vec<u16> = report
+                    .ports
+                    .iter()
+                    .flatten()
+                    .map(|p| p.number.get())
+                    .collect();
                 ports == [22, 80] && *at == now()
             })
             .times(1)
@@ -376,8 +366,16 @@ mod tests {
             .returning(|_, _, _, _| Ok(vec![reboot()]));
         let report = FactsReport {
             ports: Some(vec![
-                Port::new(80, Protocol::Tcp, "nginx".into()).unwrap(),
-                Port::new(22, Protocol::Tcp, "sshd".into()).unwrap(),
+                Port::new(
+                    domain::PortNumber::new(80).unwrap(),
+                    Protocol::Tcp,
+                    text("nginx"),
+                ),
+                Port::new(
+                    domain::PortNumber::new(22).unwrap(),
+                    Protocol::Tcp,
+                    text("sshd"),
+                ),
             ]),
             ..FactsReport::default()
         };
@@ -514,7 +512,7 @@ mod tests {
             .returning(|_, _, _, _| Ok(false));
         let outcome = CommandOutcome {
             status: CommandStatus::Failed,
-            detail: "exit status 1".into(),
+            detail: text("exit status 1"),
         };
         assert!(
             !h.app()

@@ -4,11 +4,9 @@
 use super::DevMgr;
 use crate::ports::{CreateDeviceError, DeviceChanges, StoreError};
 use domain::device::wormhole_slug;
-use domain::text::{
-    AGENT_VERSION, DEVICE_DESCRIPTION, DEVICE_NAME, OPERATING_SYSTEM, TextError, UNAME,
-};
 use domain::{
-    Account, CommandRecord, CommandState, Device, DeviceFacts, EmailAddress, Port, Serial,
+    Account, CommandRecord, CommandState, Device, DeviceDescription, DeviceFacts, DeviceName,
+    EmailAddress, Port, Serial,
 };
 use thiserror::Error;
 
@@ -50,26 +48,20 @@ pub enum UpdateDeviceError {
     /// No such device in the account.
     #[error("device not found")]
     NotFound,
-    /// The name breaks its rule.
-    #[error("invalid name: {0}")]
-    Name(TextError),
-    /// The description breaks its rule.
-    #[error("invalid description: {0}")]
-    Description(TextError),
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 /// A device an operator adds from the command line.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceSpec {
-    /// Name, 1–100 characters.
-    pub name: String,
+    /// Name.
+    pub name: DeviceName,
     /// A serial to use instead of a random one.
     pub serial: Option<Serial>,
-    /// Description, 0–1000 characters.
-    pub description: String,
+    /// Description.
+    pub description: DeviceDescription,
     /// Facts as an agent would report them.
     pub facts: DeviceFacts,
     /// Whether to record a heartbeat now, so the device shows online.
@@ -85,21 +77,6 @@ pub enum AddDeviceError {
     /// The serial is taken.
     #[error("a device with this serial already exists")]
     DuplicateSerial,
-    /// The name breaks its rule.
-    #[error("invalid name: {0}")]
-    Name(TextError),
-    /// The description breaks its rule.
-    #[error("invalid description: {0}")]
-    Description(TextError),
-    /// A reported fact (agent version, operating system, uname) breaks the
-    /// rule the agent API applies to it.
-    #[error("invalid {fact}: {problem}")]
-    Fact {
-        /// Which fact.
-        fact: &'static str,
-        /// What is wrong with it.
-        problem: TextError,
-    },
     /// Infrastructure failure.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -149,14 +126,6 @@ impl DevMgr {
         serial: &Serial,
         changes: DeviceChanges,
     ) -> Result<DeviceView, UpdateDeviceError> {
-        if let Some(name) = &changes.name {
-            DEVICE_NAME.check(name).map_err(UpdateDeviceError::Name)?;
-        }
-        if let Some(description) = &changes.description {
-            DEVICE_DESCRIPTION
-                .check(description)
-                .map_err(UpdateDeviceError::Description)?;
-        }
         let device = self
             .ports
             .devices
@@ -234,25 +203,6 @@ impl DevMgr {
         owner: &EmailAddress,
         spec: DeviceSpec,
     ) -> Result<DeviceView, AddDeviceError> {
-        DEVICE_NAME
-            .check(&spec.name)
-            .map_err(AddDeviceError::Name)?;
-        DEVICE_DESCRIPTION
-            .check(&spec.description)
-            .map_err(AddDeviceError::Description)?;
-        let facts = [
-            ("agent version", &spec.facts.agent_version, AGENT_VERSION),
-            (
-                "operating system",
-                &spec.facts.operating_system,
-                OPERATING_SYSTEM,
-            ),
-            ("uname", &spec.facts.uname, UNAME),
-        ];
-        for (fact, value, rule) in facts {
-            rule.check(value)
-                .map_err(|problem| AddDeviceError::Fact { fact, problem })?;
-        }
         let account = self
             .ports
             .accounts
@@ -288,7 +238,7 @@ impl DevMgr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::use_cases::test_support::{Harness, account, device, email, now};
+    use crate::use_cases::test_support::{Harness, account, device, email, now, text};
     use chrono::Duration;
     use domain::AccountId;
     use mockall::predicate::eq;
@@ -396,7 +346,7 @@ mod tests {
             delivered_time: None,
             acked_time: None,
             status,
-            detail: String::new(),
+            detail: text(""),
         };
         let mut h = Harness::new();
         let mut owned = vec![Ok(None), Ok(Some(device(None)))];
@@ -457,33 +407,6 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn update_checks_both_fields_before_touching_storage() {
-        let mut h = Harness::new();
-        h.devices.expect_update().never();
-        let app = h.app();
-        let serial = Serial::from_random_bytes([3; 16]);
-        let blank = DeviceChanges {
-            name: Some("  ".into()),
-            description: None,
-        };
-        assert!(matches!(
-            app.update_device(&account(true, None), &serial, blank)
-                .await,
-            Err(UpdateDeviceError::Name(TextError::Blank))
-        ));
-        let long = DeviceChanges {
-            name: None,
-            description: Some("d".repeat(1001)),
-        };
-        assert!(matches!(
-            app.update_device(&account(true, None), &serial, long).await,
-            Err(UpdateDeviceError::Description(TextError::TooLong {
-                max: 1000
-            }))
-        ));
-    }
-
-    #[tokio::test]
     async fn update_stores_the_changes_for_the_owner_only() {
         let mut h = Harness::new();
         let mut results = vec![Ok(None), Ok(Some(device(Some(now()))))];
@@ -491,7 +414,7 @@ mod tests {
             .expect_update()
             .withf(|owner, _, changes| {
                 *owner == AccountId(7)
-                    && changes.name.as_deref() == Some("attic")
+                    && changes.name.as_ref().is_some_and(|name| name == "attic")
                     && changes.description.is_none()
             })
             .times(2)
@@ -499,7 +422,7 @@ mod tests {
         let app = h.app();
         let serial = Serial::from_random_bytes([3; 16]);
         let changes = DeviceChanges {
-            name: Some("attic".into()),
+            name: Some(text("attic")),
             description: None,
         };
         let view = app
@@ -514,6 +437,16 @@ mod tests {
         ));
     }
 
+    fn spec(name: &str) -> DeviceSpec {
+        DeviceSpec {
+            name: text(name),
+            serial: None,
+            description: text(""),
+            facts: DeviceFacts::default(),
+            online: false,
+        }
+    }
+
     #[tokio::test]
     async fn add_device_stores_it_for_the_owner() {
         let mut h = Harness::new();
@@ -526,9 +459,8 @@ mod tests {
             .times(1)
             .returning(|_| Ok(()));
         let spec = DeviceSpec {
-            name: "kitchen".into(),
             online: true,
-            ..DeviceSpec::default()
+            ..spec("kitchen")
         };
         let view = h.app().add_device(&email(), spec).await.unwrap();
         assert!(view.online);
@@ -536,7 +468,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn add_device_refuses_bad_input_unknown_owners_and_taken_serials() {
+    async fn add_device_refuses_unknown_owners_and_taken_serials() {
         let mut h = Harness::new();
         let mut owners = vec![Ok(Some(account(true, None))), Ok(None)];
         h.accounts
@@ -546,27 +478,7 @@ mod tests {
             .expect_create()
             .returning(|_| Err(CreateDeviceError::DuplicateSerial));
         let app = h.app();
-        let blank = DeviceSpec {
-            name: " ".into(),
-            ..DeviceSpec::default()
-        };
-        assert!(matches!(
-            app.add_device(&email(), blank).await,
-            Err(AddDeviceError::Name(TextError::Blank))
-        ));
-        let long = DeviceSpec {
-            name: "n".into(),
-            description: "d".repeat(1001),
-            ..DeviceSpec::default()
-        };
-        assert!(matches!(
-            app.add_device(&email(), long).await,
-            Err(AddDeviceError::Description(_))
-        ));
-        let spec = DeviceSpec {
-            name: "n".into(),
-            ..DeviceSpec::default()
-        };
+        let spec = spec("n");
         assert!(matches!(
             app.add_device(&email(), spec.clone()).await,
             Err(AddDeviceError::UnknownOwner)

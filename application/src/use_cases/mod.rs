@@ -14,7 +14,6 @@ mod verification;
 
 pub use accounts::{
     ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
-    UpdateProfileError,
 };
 pub use agent::{HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use auth::LoginError;

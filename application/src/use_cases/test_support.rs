@@ -3,7 +3,9 @@
 use super::{DevMgr, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
-use domain::{Account, AccountId, Device, DeviceFacts, EmailAddress, Serial, Timestamp};
+use domain::{
+    Account, AccountId, BoundedText, Device, DeviceFacts, EmailAddress, Serial, Timestamp,
+};
 use std::sync::Arc;
 
 /// The fixed "now" of every unit test.
@@ -17,12 +19,17 @@ pub(crate) fn email() -> EmailAddress {
     EmailAddress::parse("owner@example.com").expect("valid address")
 }
 
+/// Checked text for tests: `value` must pass `T`'s rule.
+pub(crate) fn text<T: BoundedText>(value: &str) -> T {
+    T::parse(value).expect("text within its rule")
+}
+
 /// Account 7, `owner@example.com`, install token `i` × 32.
 pub(crate) fn account(verified: bool, password_hash: Option<&str>) -> Account {
     Account {
         id: AccountId(7),
         email: email(),
-        name: "Owner".into(),
+        name: text("Owner"),
         password_hash: password_hash.map(str::to_owned),
         email_verified: verified,
         install_token: "i".repeat(32),
@@ -35,8 +42,8 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
     Device {
         serial: Serial::from_random_bytes([3; 16]),
         owner: AccountId(7),
-        name: "pi".into(),
-        description: String::new(),
+        name: text("pi"),
+        description: text(""),
         wormhole_slug: "calm-otter-abc123".into(),
         facts: DeviceFacts::default(),
         last_seen,

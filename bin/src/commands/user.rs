@@ -9,7 +9,12 @@ pub async fn create(app: &DevMgr, args: &UserCreateArgs) -> Result<(), CommandEr
     let email =
         EmailAddress::parse(&args.email).map_err(|e| CommandError(format!("--email: {e}")))?;
     let user = app
-        .create_user(email, args.password.as_deref(), &args.name, args.verified)
+        .create_user(
+            email,
+            args.password.as_deref(),
+            args.name.clone(),
+            args.verified,
+        )
         .await
         .map_err(CommandError::from_display)?;
     print_json(&json!({

@@ -16,6 +16,7 @@ mod agent_process;
 mod api_description;
 mod auth;
 mod cli;
+mod cli_limits;
 mod commands;
 mod concurrency;
 mod conventions;

@@ -25,6 +25,9 @@ mod auth;
 #[path = "../e2e/cli.rs"]
 mod cli;
 #[cfg(postgres_tests)]
+#[path = "../e2e/cli_limits.rs"]
+mod cli_limits;
+#[cfg(postgres_tests)]
 #[path = "../e2e/commands.rs"]
 mod commands;
 #[cfg(postgres_tests)]
