@@ -9,7 +9,7 @@ use application::ports::{
     AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
     LoginAttemptRepository, MailLinks, Mailer, Outbox, TokenRepository,
 };
-use application::{DevMgr, Ports, Settings};
+use application::{Ports, Services, Settings};
 use std::sync::Arc;
 
 /// The database of the URL, with the adapter that speaks to it.
@@ -60,7 +60,7 @@ pub async fn application(
     settings: Settings,
     max_hash_queue: usize,
     links: Arc<dyn MailLinks>,
-) -> Result<DevMgr, CommandError> {
+) -> Result<Services, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
     let hasher = blocking(move || {
@@ -72,7 +72,7 @@ pub async fn application(
         Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links),
         Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links),
     };
-    Ok(DevMgr::new(ports, settings))
+    Ok(Services::new(ports, settings))
 }
 
 /// Every port, with one store behind all the repositories.

@@ -22,14 +22,19 @@ fn profile_json(profile: Profile) -> Value {
 
 /// `GET /profile/`.
 pub async fn profile(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let profile = ctx.state.app.profile(ctx.user()?, &ctx.base_url());
+    let profile = ctx.state.app.accounts.profile(ctx.user()?, &ctx.base_url());
     Ok(secret_json(StatusCode::OK, &profile_json(profile)))
 }
 
 /// `POST /profile/install-token/`: a new install token; the old one ends.
 pub async fn rotate_install_token(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let account = ctx.state.app.rotate_install_token(ctx.user()?).await?;
-    let profile = ctx.state.app.profile(&account, &ctx.base_url());
+    let account = ctx
+        .state
+        .app
+        .accounts
+        .rotate_install_token(ctx.user()?)
+        .await?;
+    let profile = ctx.state.app.accounts.profile(&account, &ctx.base_url());
     Ok(secret_json(StatusCode::OK, &profile_json(profile)))
 }
 
@@ -41,9 +46,9 @@ pub async fn update_profile(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     form.finish()?;
     let account = match name {
         None => account.clone(),
-        Some(name) => ctx.state.app.update_profile_name(account, &name).await?,
+        Some(name) => ctx.state.app.accounts.rename(account, &name).await?,
     };
-    let profile = ctx.state.app.profile(&account, &ctx.base_url());
+    let profile = ctx.state.app.accounts.profile(&account, &ctx.base_url());
     Ok(secret_json(StatusCode::OK, &profile_json(profile)))
 }
 
@@ -62,6 +67,7 @@ pub async fn change_password(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     match ctx
         .state
         .app
+        .accounts
         .change_password(account, old.as_deref(), &new)
         .await
     {
@@ -98,7 +104,7 @@ pub async fn register(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let email = form.email(&EMAIL);
     form.finish()?;
-    match ctx.state.app.register(validated(email)?).await {
+    match ctx.state.app.accounts.register(validated(email)?).await {
         Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),
         Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
             "email",

@@ -39,7 +39,7 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let machine_type = read_machine_type(&mut form);
     if form.has_errors()
         && let Some(token) = &install_token
-        && !ctx.state.app.install_token_exists(token).await?
+        && !ctx.state.app.fleet.install_token_exists(token).await?
     {
         // Reported with the other fields' errors, as DRF would.
         form.error(INSTALL_TOKEN.name, "Invalid install token.");
@@ -51,7 +51,7 @@ pub async fn install(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         serial,
         machine_type,
     };
-    let installed = ctx.state.app.install(request).await.map_err(|e| match e {
+    let installed = ctx.state.app.fleet.install(request).await.map_err(|e| match e {
         InstallError::InvalidInstallToken => {
             ApiError::field(INSTALL_TOKEN.name, "Invalid install token.")
         }
@@ -107,7 +107,7 @@ pub async fn heartbeat(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
         ports: form.objects(&PORTS, read_port),
     };
     form.finish()?;
-    let reply = ctx.state.app.heartbeat(ctx.agent()?, report).await?;
+    let reply = ctx.state.app.fleet.heartbeat(ctx.agent()?, report).await?;
     Ok(json(
         StatusCode::OK,
         &json!({
@@ -150,7 +150,7 @@ pub async fn commands(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     } else {
         let mut open = ctx.state.long_polls.open(device.serial.as_str());
         tokio::select! {
-            commands = ctx.state.app.poll_commands(device, wait) => commands?,
+            commands = ctx.state.app.fleet.poll_commands(device, wait) => commands?,
             () = open.pushed_out() => Vec::new(),
         }
     };
@@ -179,6 +179,7 @@ pub async fn acknowledge(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     if ctx
         .state
         .app
+        .fleet
         .acknowledge(ctx.agent()?, &id, outcome)
         .await?
     {

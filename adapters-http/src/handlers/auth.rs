@@ -15,7 +15,7 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let password = form.text(&PASSWORD);
     form.finish()?;
     let (email, password) = (validated(email)?, validated(password)?);
-    match ctx.state.app.login(&email, &password).await {
+    match ctx.state.app.sessions.login(&email, &password).await {
         Ok(token) => Ok(secret_json(StatusCode::CREATED, &json!({ "token": token }))),
         Err(LoginError::InvalidCredentials) => Err(ApiError::field(
             NON_FIELD_ERRORS,
@@ -34,7 +34,11 @@ pub async fn login(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 
 /// `POST /auth/logout-all/`: ends every token of the account, this one too.
 pub async fn logout_everywhere(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    ctx.state.app.logout_everywhere(ctx.user()?).await?;
+    ctx.state
+        .app
+        .sessions
+        .logout_everywhere(ctx.user()?)
+        .await?;
     Ok(no_content())
 }
 
@@ -44,6 +48,6 @@ pub async fn logout(ctx: Ctx) -> Result<HttpResponse, ApiError> {
         .token
         .as_deref()
         .ok_or_else(|| crate::auth::Scheme::Token.not_provided())?;
-    ctx.state.app.logout(token).await?;
+    ctx.state.app.sessions.logout(token).await?;
     Ok(no_content())
 }

@@ -21,7 +21,7 @@ fn serial(ctx: &Ctx) -> Result<Serial, ApiError> {
 
 /// `GET /devices/`.
 pub async fn list(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let devices = ctx.state.app.list_devices(ctx.user()?).await?;
+    let devices = ctx.state.app.devices.list(ctx.user()?).await?;
     let base = ctx.base_url();
     let body: Vec<DeviceJson> = devices
         .into_iter()
@@ -36,7 +36,8 @@ pub async fn detail(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let view = ctx
         .state
         .app
-        .device(ctx.user()?, &serial)
+        .devices
+        .get(ctx.user()?, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(json(
@@ -63,7 +64,8 @@ pub async fn update(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let view = ctx
         .state
         .app
-        .update_device(ctx.user()?, &serial, changes)
+        .devices
+        .update(ctx.user()?, &serial, changes)
         .await
         .map_err(|e| match e {
             UpdateDeviceError::NotFound => ApiError::NotFound,
@@ -78,7 +80,7 @@ pub async fn update(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 /// `DELETE /devices/{serial}/`: the device and its agent credential end.
 pub async fn delete(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let serial = serial(&ctx)?;
-    if ctx.state.app.delete_device(ctx.user()?, &serial).await? {
+    if ctx.state.app.devices.delete(ctx.user()?, &serial).await? {
         Ok(no_content())
     } else {
         Err(ApiError::NotFound)
@@ -91,7 +93,8 @@ pub async fn ports(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let ports = ctx
         .state
         .app
-        .device_ports(ctx.user()?, &serial)
+        .devices
+        .ports(ctx.user()?, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     let body: Vec<PortJson> = ports.iter().map(PortJson::from).collect();
@@ -104,7 +107,8 @@ pub async fn commands(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let commands = ctx
         .state
         .app
-        .device_commands(ctx.user()?, &serial)
+        .devices
+        .commands(ctx.user()?, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     let body: Vec<CommandRecordJson> = commands.iter().map(CommandRecordJson::from).collect();
@@ -114,7 +118,7 @@ pub async fn commands(ctx: Ctx) -> Result<HttpResponse, ApiError> {
 /// `POST /devices/{serial}/reboot/`: 202 once the signal is queued.
 pub async fn reboot(ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let serial = serial(&ctx)?;
-    match ctx.state.app.reboot(ctx.user()?, &serial).await {
+    match ctx.state.app.devices.reboot(ctx.user()?, &serial).await {
         Ok(()) => Ok(json(
             StatusCode::ACCEPTED,
             &json!({ "detail": "Reboot signal dispatched." }),

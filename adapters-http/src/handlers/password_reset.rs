@@ -22,7 +22,7 @@ pub async fn request(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let email = validated(email)?;
     let app = ctx.state.app.clone();
     in_background("password reset request", async move {
-        app.request_password_reset(&email).await
+        app.password_reset.request(&email).await
     });
     Ok(no_content())
 }
@@ -38,7 +38,8 @@ pub async fn confirm(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     match ctx
         .state
         .app
-        .confirm_password_reset(&key, &new_password)
+        .password_reset
+        .confirm(&key, &new_password)
         .await
     {
         Ok(()) => Ok(no_content()),

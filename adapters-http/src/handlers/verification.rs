@@ -17,7 +17,7 @@ pub async fn verify(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let mut form = ctx.form();
     let key = form.text(&KEY);
     form.finish()?;
-    match ctx.state.app.verify_email(&validated(key)?).await {
+    match ctx.state.app.verification.verify(&validated(key)?).await {
         Ok(()) => Ok(json(StatusCode::OK, &json!({ "detail": VERIFIED }))),
         Err(VerifyEmailError::InvalidKey) => Err(ApiError::field("key", INVALID_KEY)),
         Err(VerifyEmailError::Store(e)) => Err(e.into()),
@@ -27,7 +27,7 @@ pub async fn verify(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
 /// `GET /verify-email/{key}/`, the e-mailed link: JSON like the POST, or a
 /// page for a browser.
 pub async fn verify_link(ctx: Ctx) -> Result<HttpResponse, ApiError> {
-    let verified = match ctx.state.app.verify_email(&ctx.params[0]).await {
+    let verified = match ctx.state.app.verification.verify(&ctx.params[0]).await {
         Ok(()) => true,
         Err(VerifyEmailError::InvalidKey) => false,
         Err(VerifyEmailError::Store(e)) => return Err(e.into()),
@@ -51,7 +51,7 @@ pub async fn resend(mut ctx: Ctx) -> Result<HttpResponse, ApiError> {
     let email = validated(email)?;
     let app = ctx.state.app.clone();
     in_background("verification resend", async move {
-        app.resend_verification(&email).await
+        app.verification.resend(&email).await
     });
     Ok(no_content())
 }

@@ -1,6 +1,6 @@
 //! Mocks of every port, assembled into an application for unit tests.
 
-use super::{DevMgr, Settings};
+use super::{Services, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
 use domain::{
@@ -51,16 +51,16 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
     }
 }
 
-/// Links under `http://base`, as an HTTP adapter would make them.
+/// Links as the port hands them out; the routes are the adapter's business.
 struct TestLinks;
 
 impl MailLinks for TestLinks {
     fn verify_email(&self, key: &str) -> String {
-        format!("http://base/verify-email/{key}/")
+        format!("https://links.test/v?key={key}")
     }
 
     fn reset_password(&self, key: &str) -> String {
-        format!("http://base/reset-password/confirm/?key={key}")
+        format!("https://links.test/r?key={key}")
     }
 }
 
@@ -102,12 +102,12 @@ impl Harness {
     }
 
     /// The application over these mocks, a fixed clock and counting "random" bytes.
-    pub(crate) fn app(self) -> DevMgr {
+    pub(crate) fn app(self) -> Services {
         self.app_with(|_| {})
     }
 
     /// Like [`app`](Self::app), with settings changed by `change`.
-    pub(crate) fn app_with(self, change: impl FnOnce(&mut Settings)) -> DevMgr {
+    pub(crate) fn app_with(self, change: impl FnOnce(&mut Settings)) -> Services {
         let mut settings = Settings::default();
         change(&mut settings);
         let mut clock = MockClock::new();
@@ -116,7 +116,7 @@ impl Harness {
         random
             .expect_bytes()
             .returning(|len| (0..len).map(|i| i as u8).collect());
-        DevMgr::new(
+        Services::new(
             Ports {
                 accounts: Arc::new(self.accounts),
                 tokens: Arc::new(self.tokens),

@@ -1,6 +1,6 @@
 use crate::{CommandError, print_json};
 use adapters_system::OsRandom;
-use application::DevMgr;
+use application::Services;
 use application::ports::RandomSource;
 use application::use_cases::DeviceSpec;
 use domain::{BoundedText, DeviceFacts, EmailAddress, MachineType};
@@ -9,17 +9,19 @@ use serde_json::json;
 const GIB: i64 = 1024 * 1024 * 1024;
 
 /// `devmgr demo`: a fresh verified account with three devices.
-pub async fn run(app: &DevMgr, base_url: &str) -> Result<(), CommandError> {
+pub async fn run(app: &Services, base_url: &str) -> Result<(), CommandError> {
     let suffix = random_text(6);
     let email = EmailAddress::parse(&format!("demo-{suffix}@example.com"))
         .map_err(CommandError::from_display)?;
     let password = format!("demo-{}", random_text(14));
     let user = app
+        .accounts
         .create_user(email.clone(), Some(&password), text("Demo User"), true)
         .await
         .map_err(CommandError::from_display)?;
     for spec in devices() {
-        app.add_device(&email, spec)
+        app.devices
+            .add(&email, spec)
             .await
             .map_err(CommandError::from_display)?;
     }

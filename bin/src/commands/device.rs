@@ -1,12 +1,12 @@
 use crate::cli::DeviceAddArgs;
 use crate::{CommandError, print_json};
 use adapters_http::DeviceJson;
-use application::DevMgr;
+use application::Services;
 use application::use_cases::DeviceSpec;
 use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
 
 /// `devmgr device add`.
-pub async fn add(app: &DevMgr, base_url: &str, args: &DeviceAddArgs) -> Result<(), CommandError> {
+pub async fn add(app: &Services, base_url: &str, args: &DeviceAddArgs) -> Result<(), CommandError> {
     let owner =
         EmailAddress::parse(&args.owner).map_err(|e| CommandError(format!("--owner: {e}")))?;
     let serial = args
@@ -40,7 +40,8 @@ pub async fn add(app: &DevMgr, base_url: &str, args: &DeviceAddArgs) -> Result<(
         online: args.online,
     };
     let view = app
-        .add_device(&owner, spec)
+        .devices
+        .add(&owner, spec)
         .await
         .map_err(CommandError::from_display)?;
     let json = serde_json::to_value(DeviceJson::new(view, base_url))

@@ -9,7 +9,7 @@ use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
 use crate::{CommandError, print_json, wiring};
 use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
-use application::{DevMgr, Settings};
+use application::{Services, Settings};
 use std::sync::Arc;
 
 /// Runs the chosen subcommand.
@@ -31,7 +31,7 @@ pub async fn run(cli: Cli) -> Result<(), CommandError> {
 }
 
 /// The application for one-shot commands: mail is only logged.
-async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
+async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     let (store, _) = wiring::open_store(&cli.database_url).await?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
     wiring::application(

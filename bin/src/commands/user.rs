@@ -1,14 +1,15 @@
 use crate::cli::UserCreateArgs;
 use crate::{CommandError, print_json};
-use application::DevMgr;
+use application::Services;
 use domain::EmailAddress;
 use serde_json::json;
 
 /// `devmgr user create`.
-pub async fn create(app: &DevMgr, args: &UserCreateArgs) -> Result<(), CommandError> {
+pub async fn create(app: &Services, args: &UserCreateArgs) -> Result<(), CommandError> {
     let email =
         EmailAddress::parse(&args.email).map_err(|e| CommandError(format!("--email: {e}")))?;
     let user = app
+        .accounts
         .create_user(
             email,
             args.password.as_deref(),
