@@ -128,7 +128,7 @@ async fn authenticate(
         return Ok(Caller::default());
     };
     match scheme {
-        Scheme::Token => match state.app.authenticate(&token).await? {
+        Scheme::Token => match state.app.sessions.authenticate(&token).await? {
             Some(account) => Ok(Caller {
                 account: Some(account),
                 token: Some(token),
@@ -136,7 +136,7 @@ async fn authenticate(
             }),
             None => Err(scheme.invalid_token()),
         },
-        Scheme::Device => match state.app.authenticate_device(&token).await? {
+        Scheme::Device => match state.app.fleet.authenticate(&token).await? {
             Some(device) => Ok(Caller {
                 device: Some(device),
                 ..Caller::default()

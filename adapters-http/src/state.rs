@@ -4,13 +4,13 @@ use crate::long_polls::LongPolls;
 use crate::throttle::{AccountThrottle, AddressThrottle};
 use actix_web::HttpRequest;
 use actix_web::http::header;
-use application::DevMgr;
+use application::Services;
 use std::sync::Arc;
 
 /// Shared state of the HTTP adapter.
 pub struct HttpState {
     /// The use cases.
-    pub app: DevMgr,
+    pub app: Services,
     /// `--public-url`, without a trailing slash.
     public_url: Option<String>,
     /// Where the server listens; the host of last resort for absolute URLs.
@@ -25,7 +25,7 @@ pub struct HttpState {
 
 impl HttpState {
     /// Builds the state; `public_url` loses any trailing slash.
-    pub fn new(app: DevMgr, public_url: Option<String>, local_host: String) -> Self {
+    pub fn new(app: Services, public_url: Option<String>, local_host: String) -> Self {
         let public_url = public_url.map(|url| url.trim_end_matches('/').to_owned());
         Self {
             app,

@@ -5,7 +5,7 @@ use crate::store::{Failure, PgStore, violates};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress};
+use domain::{Account, AccountId, EmailAddress, ProfileName};
 
 #[async_trait]
 impl AccountRepository for PgStore {
@@ -23,7 +23,7 @@ impl AccountRepository for PgStore {
                         &[
                             &new.email.as_str(),
                             &new.email.lookup_key(),
-                            &new.name,
+                            &new.name.as_str(),
                             &new.password_hash,
                             &new.email_verified,
                             &new.install_token,
@@ -80,9 +80,9 @@ impl AccountRepository for PgStore {
         .await
     }
 
-    async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError> {
+    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError> {
         self.run("update account name", |c| {
-            let name = name.to_owned();
+            let name = name.as_str().to_owned();
             Box::pin(async move {
                 let sql = format!(
                     "UPDATE accounts SET name = $2 WHERE id = $1 RETURNING {ACCOUNT_COLUMNS}"

@@ -195,7 +195,7 @@ impl CommandRepository for PgStore {
                         &serial.as_str(),
                         &rows::at(now),
                         &outcome.status.code(),
-                        &outcome.detail,
+                        &outcome.detail.as_str(),
                     ],
                 )
                 .await?;

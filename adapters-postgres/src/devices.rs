@@ -9,7 +9,10 @@ use application::ports::{
 use async_trait::async_trait;
 use deadpool_postgres::Transaction;
 use domain::secret::SecretHash;
-use domain::{AccountId, Device, FactsReport, MachineType, Port, Serial, Timestamp};
+use domain::{
+    AccountId, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port, Serial,
+    Timestamp,
+};
 
 /// The device with this serial, locked until the transaction ends.
 async fn lock_device<E>(
@@ -38,7 +41,7 @@ async fn insert_enrolled(
         &[
             &e.serial.as_str(),
             &e.owner.0,
-            &e.name,
+            &e.name.as_str(),
             &e.wormhole_slug,
             &e.machine_type.unwrap_or_default().code(),
             &e.token.as_str(),
@@ -74,7 +77,7 @@ async fn rekey(
         &sql,
         &[
             &e.serial.as_str(),
-            &e.name,
+            &e.name.as_str(),
             &e.machine_type.map(MachineType::code),
             &e.token.as_str(),
         ],
@@ -95,7 +98,7 @@ async fn replace_ports(
         &[&serial.as_str()],
     )
     .await?;
-    let numbers: Vec<i32> = ports.iter().map(|p| i32::from(p.number)).collect();
+    let numbers: Vec<i32> = ports.iter().map(|p| i32::from(p.number.get())).collect();
     let protocols: Vec<&str> = ports.iter().map(|p| p.protocol.code()).collect();
     let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
     prepared::execute(
@@ -156,12 +159,12 @@ impl DeviceRepository for PgStore {
                     &[
                         &d.serial.as_str(),
                         &d.owner.0,
-                        &d.name,
-                        &d.description,
+                        &d.name.as_str(),
+                        &d.description.as_str(),
                         &d.wormhole_slug,
-                        &d.facts.agent_version,
-                        &d.facts.operating_system,
-                        &d.facts.uname,
+                        &d.facts.agent_version.as_str(),
+                        &d.facts.operating_system.as_str(),
+                        &d.facts.uname.as_str(),
                         &d.facts.machine_type.code(),
                         &d.facts.disk_capacity,
                         &d.facts.disk_used,
@@ -203,8 +206,8 @@ impl DeviceRepository for PgStore {
                     &[
                         &serial.as_str(),
                         &owner.0,
-                        &changes.name,
-                        &changes.description,
+                        &changes.name.as_ref().map(DeviceName::as_str),
+                        &changes.description.as_ref().map(DeviceDescription::as_str),
                     ],
                 )
                 .await?;
@@ -330,9 +333,9 @@ impl DeviceRepository for PgStore {
                     sql,
                     &[
                         &serial.as_str(),
-                        &facts.agent_version,
-                        &facts.operating_system,
-                        &facts.uname,
+                        &facts.agent_version.as_str(),
+                        &facts.operating_system.as_str(),
+                        &facts.uname.as_str(),
                         &facts.machine_type.code(),
                         &facts.disk_capacity,
                         &facts.disk_used,

@@ -3,8 +3,9 @@
 use application::StoreError;
 use chrono::Timelike;
 use domain::{
-    Account, AccountId, Action, Command, CommandRecord, CommandStatus, Device, DeviceFacts,
-    EmailAddress, MachineType, Port, Protocol, Serial, Timestamp,
+    Account, AccountId, AckDetail, Action, AgentVersion, Command, CommandRecord, CommandStatus,
+    Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType, OperatingSystem,
+    Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
 };
 use tokio_postgres::Row;
 
@@ -31,7 +32,7 @@ pub(crate) fn account(row: &Row) -> Result<Account, StoreError> {
     Ok(Account {
         id: AccountId(row.try_get(0).map_err(read)?),
         email: EmailAddress::parse(&email).map_err(|e| invalid(e.to_string()))?,
-        name: row.try_get(2).map_err(read)?,
+        name: ProfileName::from_stored(row.try_get(2).map_err(read)?),
         password_hash: row.try_get(3).map_err(read)?,
         email_verified: row.try_get(4).map_err(read)?,
         install_token: row.try_get(5).map_err(read)?,
@@ -50,13 +51,13 @@ pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
     Ok(Device {
         serial: Serial::from_stored(row.try_get(0).map_err(read)?),
         owner: AccountId(row.try_get(1).map_err(read)?),
-        name: row.try_get(2).map_err(read)?,
-        description: row.try_get(3).map_err(read)?,
+        name: DeviceName::from_stored(row.try_get(2).map_err(read)?),
+        description: DeviceDescription::from_stored(row.try_get(3).map_err(read)?),
         wormhole_slug: row.try_get(4).map_err(read)?,
         facts: DeviceFacts {
-            agent_version: row.try_get(5).map_err(read)?,
-            operating_system: row.try_get(6).map_err(read)?,
-            uname: row.try_get(7).map_err(read)?,
+            agent_version: AgentVersion::from_stored(row.try_get(5).map_err(read)?),
+            operating_system: OperatingSystem::from_stored(row.try_get(6).map_err(read)?),
+            uname: Uname::from_stored(row.try_get(7).map_err(read)?),
             machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
             disk_capacity: row.try_get(9).map_err(read)?,
             disk_used: row.try_get(10).map_err(read)?,
@@ -109,10 +110,11 @@ pub(crate) fn command_record(row: &Row) -> Result<CommandRecord, StoreError> {
         delivered_time: row.try_get(3).map_err(read)?,
         acked_time: row.try_get(4).map_err(read)?,
         status,
-        detail: row
-            .try_get::<_, Option<String>>(6)
-            .map_err(read)?
-            .unwrap_or_default(),
+        detail: AckDetail::from_stored(
+            row.try_get::<_, Option<String>>(6)
+                .map_err(read)?
+                .unwrap_or_default(),
+        ),
     })
 }
 
@@ -121,9 +123,9 @@ pub(crate) fn port(row: &Row) -> Result<Port, StoreError> {
     let number: i32 = row.try_get(0).map_err(read)?;
     let protocol: String = row.try_get(1).map_err(read)?;
     Ok(Port {
-        number: u16::try_from(number).map_err(|e| invalid(e.to_string()))?,
+        number: PortNumber::try_from(i64::from(number)).map_err(|e| invalid(e.to_string()))?,
         protocol: Protocol::from_code(&protocol)
             .ok_or_else(|| invalid(format!("unknown protocol {protocol:?}")))?,
-        name: row.try_get(2).map_err(read)?,
+        name: PortName::from_stored(row.try_get(2).map_err(read)?),
     })
 }

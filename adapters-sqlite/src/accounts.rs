@@ -4,7 +4,7 @@ use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress};
+use domain::{Account, AccountId, EmailAddress, ProfileName};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 #[async_trait]
@@ -19,7 +19,7 @@ impl AccountRepository for SqliteStore {
                 params![
                     new.email.as_str(),
                     new.email.lookup_key(),
-                    new.name,
+                    new.name.as_str(),
                     new.password_hash,
                     new.email_verified,
                     new.install_token,
@@ -72,8 +72,8 @@ impl AccountRepository for SqliteStore {
         .await
     }
 
-    async fn update_name(&self, id: AccountId, name: &str) -> Result<Account, StoreError> {
-        let name = name.to_owned();
+    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError> {
+        let name = name.as_str().to_owned();
         self.run("update account name", move |conn| {
             conn.prepare_cached(&format!(
                 "UPDATE accounts SET name = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"

@@ -130,7 +130,7 @@ impl CommandRepository for SqliteStore {
                     serial.as_str(),
                     rows::to_secs(now),
                     outcome.status.code(),
-                    outcome.detail
+                    outcome.detail.as_str()
                 ],
             )?;
             if recorded > 0 {

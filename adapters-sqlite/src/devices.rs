@@ -6,7 +6,10 @@ use application::ports::{
 };
 use async_trait::async_trait;
 use domain::secret::SecretHash;
-use domain::{AccountId, Device, FactsReport, MachineType, Port, Serial, Timestamp};
+use domain::{
+    AccountId, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port, Serial,
+    Timestamp,
+};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// SQLite reports only one violated constraint; this tells whether the serial is taken.
@@ -42,7 +45,7 @@ fn insert_enrolled(conn: &Connection, e: &Enrolment) -> rusqlite::Result<()> {
         params![
             e.serial.as_str(),
             e.owner.0,
-            e.name,
+            e.name.as_str(),
             e.wormhole_slug,
             e.machine_type.unwrap_or_default().code(),
             e.token.as_str(),
@@ -59,7 +62,7 @@ fn rekey(conn: &Connection, e: &Enrolment) -> rusqlite::Result<()> {
          WHERE serial = ?1",
         params![
             e.serial.as_str(),
-            e.name,
+            e.name.as_str(),
             e.machine_type.map(MachineType::code),
             e.token.as_str(),
         ],
@@ -78,9 +81,9 @@ fn replace_ports(conn: &Connection, serial: &Serial, ports: &[Port]) -> rusqlite
     for port in ports {
         insert.execute(params![
             serial.as_str(),
-            port.number,
+            port.number.get(),
             port.protocol.code(),
-            port.name
+            port.name.as_str()
         ])?;
     }
     Ok(())
@@ -126,12 +129,12 @@ impl DeviceRepository for SqliteStore {
                 params![
                     d.serial.as_str(),
                     d.owner.0,
-                    d.name,
-                    d.description,
+                    d.name.as_str(),
+                    d.description.as_str(),
                     d.wormhole_slug,
-                    d.facts.agent_version,
-                    d.facts.operating_system,
-                    d.facts.uname,
+                    d.facts.agent_version.as_str(),
+                    d.facts.operating_system.as_str(),
+                    d.facts.uname.as_str(),
                     d.facts.machine_type.code(),
                     d.facts.disk_capacity,
                     d.facts.disk_used,
@@ -166,7 +169,12 @@ impl DeviceRepository for SqliteStore {
                  WHERE serial = ?1 AND account_id = ?2 RETURNING {DEVICE_COLUMNS}"
             ))?
             .query_row(
-                params![serial.as_str(), owner.0, changes.name, changes.description],
+                params![
+                    serial.as_str(),
+                    owner.0,
+                    changes.name.as_ref().map(DeviceName::as_str),
+                    changes.description.as_ref().map(DeviceDescription::as_str)
+                ],
                 rows::device,
             )
             .optional()
@@ -270,9 +278,9 @@ impl DeviceRepository for SqliteStore {
                  ram_capacity = ?9, last_seen = ?10 WHERE serial = ?1",
                 params![
                     serial.as_str(),
-                    facts.agent_version,
-                    facts.operating_system,
-                    facts.uname,
+                    facts.agent_version.as_str(),
+                    facts.operating_system.as_str(),
+                    facts.uname.as_str(),
                     facts.machine_type.code(),
                     facts.disk_capacity,
                     facts.disk_used,

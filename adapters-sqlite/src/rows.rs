@@ -2,8 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    Account, AccountId, Action, Command, CommandRecord, CommandStatus, Device, DeviceFacts,
-    EmailAddress, MachineType, Port, Protocol, Serial, Timestamp,
+    Account, AccountId, AckDetail, Action, AgentVersion, Command, CommandRecord, CommandStatus,
+    Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType, OperatingSystem,
+    Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -35,7 +36,7 @@ pub(crate) fn account(row: &Row<'_>) -> rusqlite::Result<Account> {
     Ok(Account {
         id: AccountId(row.get(0)?),
         email: EmailAddress::parse(&email).map_err(|e| invalid(1, e))?,
-        name: row.get(2)?,
+        name: ProfileName::from_stored(row.get(2)?),
         password_hash: row.get(3)?,
         email_verified: row.get(4)?,
         install_token: row.get(5)?,
@@ -54,13 +55,13 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
     Ok(Device {
         serial: Serial::from_stored(row.get(0)?),
         owner: AccountId(row.get(1)?),
-        name: row.get(2)?,
-        description: row.get(3)?,
+        name: DeviceName::from_stored(row.get(2)?),
+        description: DeviceDescription::from_stored(row.get(3)?),
         wormhole_slug: row.get(4)?,
         facts: DeviceFacts {
-            agent_version: row.get(5)?,
-            operating_system: row.get(6)?,
-            uname: row.get(7)?,
+            agent_version: AgentVersion::from_stored(row.get(5)?),
+            operating_system: OperatingSystem::from_stored(row.get(6)?),
+            uname: Uname::from_stored(row.get(7)?),
             machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
             disk_capacity: row.get(9)?,
             disk_used: row.get(10)?,
@@ -103,7 +104,7 @@ pub(crate) fn command_record(row: &Row<'_>) -> rusqlite::Result<CommandRecord> {
         delivered_time: row.get::<_, Option<i64>>(3)?.map(from_secs),
         acked_time: row.get::<_, Option<i64>>(4)?.map(from_secs),
         status,
-        detail: row.get::<_, Option<String>>(6)?.unwrap_or_default(),
+        detail: AckDetail::from_stored(row.get::<_, Option<String>>(6)?.unwrap_or_default()),
     })
 }
 
@@ -111,10 +112,10 @@ pub(crate) fn command_record(row: &Row<'_>) -> rusqlite::Result<CommandRecord> {
 pub(crate) fn port(row: &Row<'_>) -> rusqlite::Result<Port> {
     let protocol: String = row.get(1)?;
     Ok(Port {
-        number: row.get(0)?,
+        number: PortNumber::try_from(row.get::<_, i64>(0)?).map_err(|e| invalid(0, e))?,
         protocol: Protocol::from_code(&protocol)
             .ok_or_else(|| invalid(1, UnknownCode(protocol)))?,
-        name: row.get(2)?,
+        name: PortName::from_stored(row.get(2)?),
     })
 }
 

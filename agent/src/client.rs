@@ -288,7 +288,8 @@ pub fn describe_error_body(body: &str) -> String {
     if described.is_empty() {
         "(no details)".to_owned()
     } else {
-        crate::protocol::sendable_text(&described, MAX_DETAIL_CHARS)
+        let cut: String = described.chars().take(MAX_DETAIL_CHARS).collect();
+        domain::AckDetail::cut_to_fit(&cut).into_string()
     }
 }
 

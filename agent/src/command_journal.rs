@@ -223,7 +223,7 @@ impl CommandJournal {
         let state = CommandState::of(ack.status);
         if let Some(entry) = self.entry_mut(&command.id) {
             entry.state = state;
-            entry.detail.clone_from(&ack.detail);
+            ack.detail.as_str().clone_into(&mut entry.detail);
             entry.reported = false;
             return;
         }
@@ -234,7 +234,7 @@ impl CommandJournal {
             id: command.id.clone(),
             action: command.action.chars().take(MAX_ACTION_CHARS).collect(),
             state,
-            detail: ack.detail.clone(),
+            detail: ack.detail.as_str().to_owned(),
             reported: false,
         });
     }
@@ -261,7 +261,7 @@ impl CommandJournal {
             if entry.state == CommandState::Started {
                 let ack = commands::interrupted_ack(&entry.action);
                 entry.state = CommandState::of(ack.status);
-                entry.detail.clone_from(&ack.detail);
+                ack.detail.as_str().clone_into(&mut entry.detail);
                 entry.reported = false;
                 finished.push((entry.id.clone(), ack));
             }

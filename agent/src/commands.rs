@@ -270,7 +270,7 @@ mod tests {
         };
         let ack = reboot_ack(&outcome);
         assert_eq!(ack.status, AckStatus::Failed);
-        assert_eq!(ack.detail.chars().count(), Ack::MAX_DETAIL_CHARS);
+        assert_eq!(ack.detail.chars().count(), domain::AckDetail::MAX_CHARS);
         assert!(
             ack.detail
                 .starts_with("reboot command exited with status 2: xxx")

@@ -1,6 +1,7 @@
 //! The JSON bodies of the agent protocol (docs/agent-protocol.md).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use domain::AckDetail;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Body of `POST /install/`.
@@ -154,21 +155,18 @@ pub enum AckStatus {
 pub struct Ack {
     /// How the command stands.
     pub status: AckStatus,
-    /// A short explanation, at most [`Ack::MAX_DETAIL_CHARS`] characters;
-    /// left out when empty.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub detail: String,
+    /// A short explanation; left out when empty.
+    #[serde(serialize_with = "as_text", skip_serializing_if = "is_blank_detail")]
+    pub detail: AckDetail,
 }
 
 impl Ack {
-    /// The longest `detail` the server accepts, in characters.
-    pub const MAX_DETAIL_CHARS: usize = 1000;
-
-    /// An acknowledgement, its detail cut to what the server accepts.
+    /// An acknowledgement, its detail cleaned and cut to what the server
+    /// accepts.
     pub fn new(status: AckStatus, detail: &str) -> Self {
         Self {
             status,
-            detail: sendable_text(detail, Self::MAX_DETAIL_CHARS),
+            detail: AckDetail::cut_to_fit(detail),
         }
     }
 
@@ -183,15 +181,16 @@ impl Ack {
     }
 }
 
-/// `text` as the server accepts it in a heartbeat: without NUL and the
-/// bidirectional controls it refuses (U+202A–U+202E, U+2066–U+2069; a process
-/// name can hold anything), and at most `max` characters (Unicode scalar
-/// values). One odd port name must not cost the device its heartbeats.
-pub fn sendable_text(text: &str, max: usize) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, '\0' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
-        .take(max)
-        .collect()
+/// Serializes one of the domain's checked texts as a JSON string.
+pub(crate) fn as_text<T: AsRef<str>, S: Serializer>(
+    text: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text.as_ref())
+}
+
+fn is_blank_detail(detail: &AckDetail) -> bool {
+    detail.as_str().is_empty()
 }
 
 #[cfg(test)]
@@ -200,10 +199,13 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn text_sent_drops_what_the_server_refuses_and_is_cut_to_length() {
-        assert_eq!(sendable_text("sshd\u{202E}evil\u{2066}\0", 100), "sshdevil");
-        assert_eq!(sendable_text("héllo wörld", 5), "héllo");
-        assert_eq!(sendable_text("\u{200F}rtl", 10), "\u{200F}rtl");
+    fn text_sent_drops_what_the_server_refuses() {
+        let ack = Ack::new(AckStatus::Failed, "sshd\u{202E}evil\u{2066}\0");
+        assert_eq!(ack.detail, "sshdevil");
+        assert_eq!(
+            Ack::new(AckStatus::Done, "\u{200F}rtl").detail,
+            "\u{200F}rtl"
+        );
     }
 
     #[test]
@@ -325,10 +327,8 @@ mod tests {
     fn ack_details_are_cut_to_1000_characters() {
         let long = "é".repeat(1500);
         let ack = Ack::new(AckStatus::Failed, &long);
-        assert_eq!(ack.detail.chars().count(), 1000);
-        assert!(long.starts_with(&ack.detail));
+        assert_eq!(ack.detail.as_str().chars().count(), 1000);
+        assert!(long.starts_with(ack.detail.as_str()));
         assert_eq!(Ack::new(AckStatus::Done, "short").detail, "short");
-        assert_eq!(sendable_text("abc", 3), "abc");
-        assert_eq!(sendable_text("abcd", 3), "abc");
     }
 }

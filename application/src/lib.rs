@@ -1,11 +1,12 @@
 //! devmgr's use cases, and the ports they reach the outside world through.
 //!
-//! Use cases take their ports as `Arc<dyn Port>` (see [`Ports`]); adapters
-//! implement the ports and `bin` chooses which adapter fills each one.
+//! The use cases are services by area ([`Services`]), each holding the ports
+//! it needs as `Arc<dyn Port>` (built from [`Ports`]); adapters implement the
+//! ports and `bin` chooses which adapter fills each one.
 
 pub mod mail;
 pub mod ports;
 pub mod use_cases;
 
 pub use ports::{Ports, StoreError};
-pub use use_cases::{DevMgr, MailRetry, Settings};
+pub use use_cases::{MailRetry, Services, Settings};

@@ -2,6 +2,7 @@
 
 use adapters_http::Rate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use domain::{AgentVersion, DeviceDescription, DeviceName, OperatingSystem, ProfileName, Uname};
 use std::path::PathBuf;
 
 /// The address `serve` binds by default, and the base of printed URLs.
@@ -162,7 +163,7 @@ pub struct UserCreateArgs {
     pub password: Option<String>,
     /// Display name.
     #[arg(long, default_value = "")]
-    pub name: String,
+    pub name: ProfileName,
     /// Mark the e-mail address as verified.
     #[arg(long)]
     pub verified: bool,
@@ -183,13 +184,13 @@ pub struct DeviceAddArgs {
     pub owner: String,
     /// Device name.
     #[arg(long)]
-    pub name: String,
+    pub name: DeviceName,
     /// Serial (a UUID); random by default.
     #[arg(long)]
     pub serial: Option<String>,
     /// Description.
     #[arg(long, default_value = "")]
-    pub description: String,
+    pub description: DeviceDescription,
     /// Machine type code, e.g. rpi_4b.
     #[arg(long, default_value = "unknown")]
     pub machine_type: String,
@@ -198,13 +199,13 @@ pub struct DeviceAddArgs {
     pub online: bool,
     /// Agent version.
     #[arg(long, default_value = "")]
-    pub agent_version: String,
+    pub agent_version: AgentVersion,
     /// Operating system.
     #[arg(long, default_value = "")]
-    pub operating_system: String,
+    pub operating_system: OperatingSystem,
     /// uname string.
     #[arg(long, default_value = "")]
-    pub uname: String,
+    pub uname: Uname,
     /// Disk capacity in bytes.
     #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
     pub disk_capacity: Option<i64>,

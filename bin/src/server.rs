@@ -6,7 +6,7 @@ use crate::cli::{Cli, Command, ServeArgs, Throttle};
 use crate::{CommandError, os, wiring};
 use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
 use application::ports::{Clock, LockoutPolicy, Mailer};
-use application::{DevMgr, Settings};
+use application::{Services, Settings};
 use chrono::Duration;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub async fn start(
         adapters_http::serve(listener, state, limits).map_err(CommandError::from_display)?;
     actix_web::rt::spawn({
         let app = app.clone();
-        async move { app.deliver_mail_forever().await }
+        async move { app.mail.deliver_forever().await }
     });
     actix_web::rt::spawn(housekeeping(app, throttles));
     Ok(Started {
@@ -106,7 +106,7 @@ struct Throttles {
 
 /// Now and then, forgets what throttling no longer needs, expired keys and
 /// old commands, so nothing grows without bound.
-async fn housekeeping(app: DevMgr, throttles: Option<Throttles>) {
+async fn housekeeping(app: Services, throttles: Option<Throttles>) {
     let mut ticks = actix_web::rt::time::interval(HOUSEKEEPING_EVERY);
     loop {
         ticks.tick().await;
@@ -114,10 +114,10 @@ async fn housekeeping(app: DevMgr, throttles: Option<Throttles>) {
             throttles.addresses.forget_idle();
             throttles.password_changes.forget_idle();
         }
-        if let Err(error) = app.purge_login_failures().await {
+        if let Err(error) = app.housekeeping.purge_login_failures().await {
             tracing::warn!(error = ?error, "cannot purge old failed logins");
         }
-        if let Err(error) = app.purge_expired().await {
+        if let Err(error) = app.housekeeping.purge_expired().await {
             tracing::warn!(error = ?error, "cannot purge expired keys and old commands");
         }
     }

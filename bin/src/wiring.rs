@@ -9,7 +9,7 @@ use application::ports::{
     AccountRepository, Clock, CommandRepository, DeviceRepository, EmailKeyRepository,
     LoginAttemptRepository, MailLinks, Mailer, Outbox, TokenRepository,
 };
-use application::{DevMgr, Ports, Settings};
+use application::{Ports, Services, Settings};
 use std::sync::Arc;
 
 /// The database of the URL, with the adapter that speaks to it.
@@ -61,7 +61,7 @@ pub async fn application(
     max_hash_queue: usize,
     links: Arc<dyn MailLinks>,
     clock: Arc<dyn Clock>,
-) -> Result<DevMgr, CommandError> {
+) -> Result<Services, CommandError> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Leave a core free for everything else while a login burst hashes.
     let hasher = blocking(move || {
@@ -73,7 +73,7 @@ pub async fn application(
         Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
         Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
     };
-    Ok(DevMgr::new(ports, settings))
+    Ok(Services::new(ports, settings))
 }
 
 /// Every port, with one store behind all the repositories.

@@ -1,5 +1,6 @@
 //! Accounts and the profile view of one.
 
+use crate::bounded_text::ProfileName;
 use crate::email::EmailAddress;
 use crate::password::PasswordContext;
 use crate::time::Timestamp;
@@ -15,8 +16,8 @@ pub struct Account {
     pub id: AccountId,
     /// Login e-mail address, unique ignoring case.
     pub email: EmailAddress,
-    /// Display name, 0–150 characters.
-    pub name: String,
+    /// Display name.
+    pub name: ProfileName,
     /// PHC-format password hash; `None` while the account has no usable password.
     pub password_hash: Option<String>,
     /// Whether the owner proved the e-mail address is theirs.
@@ -37,7 +38,7 @@ impl Account {
     pub fn password_context(&self) -> PasswordContext<'_> {
         PasswordContext {
             email: self.email.as_str(),
-            name: &self.name,
+            name: self.name.as_str(),
             install_token: &self.install_token,
         }
     }
@@ -50,7 +51,7 @@ impl Account {
             has_usable_password: self.has_usable_password(),
             install_command: install_command(base_url, &self.install_token),
             install_token: self.install_token.clone(),
-            name: self.name.clone(),
+            name: self.name.as_str().to_owned(),
         }
     }
 }
@@ -87,7 +88,7 @@ mod tests {
         let account = Account {
             id: AccountId(1),
             email: EmailAddress::parse("a@example.com").unwrap(),
-            name: "A".into(),
+            name: ProfileName::parse("A").unwrap(),
             password_hash: None,
             email_verified: false,
             install_token: "t0k3n".into(),

@@ -1,5 +1,6 @@
 //! Commands for a device's agent, and what the agent reports back.
 
+use crate::bounded_text::AckDetail;
 use crate::time::Timestamp;
 use chrono::Duration;
 
@@ -79,9 +80,6 @@ impl CommandStatus {
     }
 }
 
-/// Most characters of an acknowledgement's detail.
-pub const MAX_ACK_DETAIL_CHARS: usize = 1000;
-
 /// A command not acknowledged this long after it was handed out is handed
 /// out again (its connection may have died on the way).
 pub const REDELIVERY_AFTER: Duration = Duration::seconds(15);
@@ -139,7 +137,7 @@ pub struct CommandRecord {
     /// What the agent last reported, if anything.
     pub status: Option<CommandStatus>,
     /// The detail of the last acknowledgement (empty without one).
-    pub detail: String,
+    pub detail: AckDetail,
 }
 
 impl CommandRecord {
@@ -162,8 +160,8 @@ impl CommandRecord {
 pub struct CommandOutcome {
     /// Done or failed.
     pub status: CommandStatus,
-    /// Free text, at most [`MAX_ACK_DETAIL_CHARS`] characters.
-    pub detail: String,
+    /// Free text.
+    pub detail: AckDetail,
 }
 
 /// How often an agent must send heartbeats to stay online: a third of the
@@ -195,7 +193,7 @@ mod tests {
             delivered_time: delivered.then_some(issued),
             acked_time: status.map(|_| issued),
             status,
-            detail: String::new(),
+            detail: AckDetail::default(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Devices: what the server knows about one machine of an account.
 
 use crate::account::AccountId;
+use crate::bounded_text::{AgentVersion, DeviceDescription, DeviceName, OperatingSystem, Uname};
 use crate::listening_port::Port;
 use crate::machine_type::MachineType;
 use crate::time::Timestamp;
@@ -55,11 +56,11 @@ impl fmt::Display for Serial {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DeviceFacts {
     /// Version of the agent software.
-    pub agent_version: String,
+    pub agent_version: AgentVersion,
     /// Operating system name and version.
-    pub operating_system: String,
+    pub operating_system: OperatingSystem,
     /// `uname -a` style kernel description.
-    pub uname: String,
+    pub uname: Uname,
     /// The hardware.
     pub machine_type: MachineType,
     /// Disk size in bytes, once known.
@@ -77,11 +78,11 @@ pub struct DeviceFacts {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FactsReport {
     /// Version of the agent software.
-    pub agent_version: Option<String>,
+    pub agent_version: Option<AgentVersion>,
     /// Operating system name and version.
-    pub operating_system: Option<String>,
+    pub operating_system: Option<OperatingSystem>,
     /// `uname -a` style kernel description.
-    pub uname: Option<String>,
+    pub uname: Option<Uname>,
     /// The hardware.
     pub machine_type: Option<MachineType>,
     /// Disk size in bytes; `Some(None)` makes it unknown.
@@ -123,10 +124,10 @@ pub struct Device {
     pub serial: Serial,
     /// The account it belongs to.
     pub owner: AccountId,
-    /// Its name, 1–100 characters.
-    pub name: String,
-    /// Free text, 0–1000 characters.
-    pub description: String,
+    /// Its name.
+    pub name: DeviceName,
+    /// Free text.
+    pub description: DeviceDescription,
     /// Short unique name, `[a-z0-9-]`, at most 40 characters.
     pub wormhole_slug: String,
     /// What the agent last reported.
@@ -197,21 +198,21 @@ mod tests {
     #[test]
     fn a_report_replaces_only_the_facts_it_carries() {
         let mut facts = DeviceFacts {
-            agent_version: "1.0".into(),
-            uname: "Linux pi".into(),
+            agent_version: AgentVersion::parse("1.0").unwrap(),
+            uname: Uname::parse("Linux pi").unwrap(),
             disk_capacity: Some(100),
             disk_used: Some(50),
             ram_capacity: 1024,
             ..DeviceFacts::default()
         };
         facts.apply(&FactsReport {
-            agent_version: Some("1.1".into()),
+            agent_version: Some(AgentVersion::parse("1.1").unwrap()),
             disk_used: Some(None),
             processor_speed: Some(1500),
             ..FactsReport::default()
         });
-        assert_eq!(facts.agent_version, "1.1");
-        assert_eq!(facts.uname, "Linux pi");
+        assert_eq!(facts.agent_version.as_str(), "1.1");
+        assert_eq!(facts.uname.as_str(), "Linux pi");
         assert_eq!(facts.disk_capacity, Some(100));
         assert_eq!(facts.disk_used, None);
         assert_eq!(facts.processor_speed, 1500);
@@ -224,8 +225,8 @@ mod tests {
         let mut device = Device {
             serial: Serial::from_random_bytes([1; 16]),
             owner: AccountId(1),
-            name: "pi".into(),
-            description: String::new(),
+            name: DeviceName::parse("pi").unwrap(),
+            description: DeviceDescription::default(),
             wormhole_slug: "a-b-c".into(),
             facts: DeviceFacts::default(),
             last_seen: None,

@@ -4,6 +4,7 @@
 //! code further out can only hold well-formed data.
 
 pub mod account;
+pub mod bounded_text;
 pub mod command;
 pub mod device;
 pub mod email;
@@ -15,9 +16,13 @@ pub mod text;
 pub mod time;
 
 pub use account::{Account, AccountId, Profile};
+pub use bounded_text::{
+    AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, OperatingSystem, PortName,
+    ProfileName, Uname,
+};
 pub use command::{Action, Command, CommandOutcome, CommandRecord, CommandState, CommandStatus};
 pub use device::{Device, DeviceFacts, FactsReport, Serial};
 pub use email::EmailAddress;
-pub use listening_port::{Port, Protocol};
+pub use listening_port::{Port, PortNumber, Protocol};
 pub use machine_type::MachineType;
 pub use time::Timestamp;

@@ -1,5 +1,8 @@
 //! The network ports a device's agent reports as listening.
 
+use crate::bounded_text::PortName;
+use std::fmt;
+use std::num::NonZeroU16;
 use thiserror::Error;
 
 /// A transport protocol of a listening port.
@@ -32,45 +35,67 @@ impl Protocol {
     }
 }
 
-/// Most characters in a port's name.
-pub const MAX_PORT_NAME_CHARS: usize = 64;
+/// A port number: 1–65535 (port 0 is no port).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PortNumber(NonZeroU16);
+
+/// The number is no port number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("not a port number ({min}–{max})", min = PortNumber::MIN, max = PortNumber::MAX)]
+pub struct InvalidPortNumber;
+
+impl PortNumber {
+    /// The lowest port number.
+    pub const MIN: u16 = 1;
+    /// The highest port number.
+    pub const MAX: u16 = u16::MAX;
+
+    /// The port with this number, unless it is 0.
+    pub fn new(number: u16) -> Result<Self, InvalidPortNumber> {
+        NonZeroU16::new(number).map(Self).ok_or(InvalidPortNumber)
+    }
+
+    /// The number.
+    pub fn get(self) -> u16 {
+        self.0.get()
+    }
+}
+
+impl TryFrom<i64> for PortNumber {
+    type Error = InvalidPortNumber;
+
+    fn try_from(number: i64) -> Result<Self, InvalidPortNumber> {
+        u16::try_from(number)
+            .map_err(|_| InvalidPortNumber)
+            .and_then(Self::new)
+    }
+}
+
+impl fmt::Display for PortNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// One listening port.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
-    /// 1–65535.
-    pub number: u16,
+    /// Its number.
+    pub number: PortNumber,
     /// TCP or UDP.
     pub protocol: Protocol,
-    /// What listens there (a service or process name), possibly empty.
-    pub name: String,
-}
-
-/// Why a port was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-pub enum PortError {
-    /// Port 0 is no port.
-    #[error("Ensure this value is greater than or equal to 1.")]
-    Zero,
-    /// The name is too long.
-    #[error("Ensure this field has no more than {MAX_PORT_NAME_CHARS} characters.")]
-    NameTooLong,
+    /// What listens there, possibly nothing known.
+    pub name: PortName,
 }
 
 impl Port {
-    /// A port, checked.
-    pub fn new(number: u16, protocol: Protocol, name: String) -> Result<Self, PortError> {
-        if number == 0 {
-            return Err(PortError::Zero);
-        }
-        if name.chars().count() > MAX_PORT_NAME_CHARS {
-            return Err(PortError::NameTooLong);
-        }
-        Ok(Self {
+    /// A port.
+    pub fn new(number: PortNumber, protocol: Protocol, name: PortName) -> Self {
+        Self {
             number,
             protocol,
             name,
-        })
+        }
     }
 }
 
@@ -89,7 +114,11 @@ mod tests {
     use super::*;
 
     fn port(number: u16, protocol: Protocol, name: &str) -> Port {
-        Port::new(number, protocol, name.into()).unwrap()
+        Port::new(
+            PortNumber::new(number).unwrap(),
+            protocol,
+            PortName::parse(name).unwrap(),
+        )
     }
 
     #[test]
@@ -102,16 +131,13 @@ mod tests {
     }
 
     #[test]
-    fn port_zero_and_long_names_are_refused() {
-        assert_eq!(
-            Port::new(0, Protocol::Tcp, String::new()),
-            Err(PortError::Zero)
-        );
-        assert_eq!(
-            Port::new(22, Protocol::Tcp, "é".repeat(65)),
-            Err(PortError::NameTooLong)
-        );
-        assert!(Port::new(65535, Protocol::Udp, "é".repeat(64)).is_ok());
+    fn port_numbers_run_from_1_to_65535() {
+        assert_eq!(PortNumber::new(0), Err(InvalidPortNumber));
+        assert_eq!(PortNumber::new(1).unwrap().get(), 1);
+        assert_eq!(PortNumber::new(65535).unwrap().get(), 65535);
+        assert_eq!(PortNumber::try_from(65536_i64), Err(InvalidPortNumber));
+        assert_eq!(PortNumber::try_from(-1_i64), Err(InvalidPortNumber));
+        assert_eq!(PortNumber::try_from(443_i64).unwrap().to_string(), "443");
     }
 
     #[test]
@@ -125,7 +151,7 @@ mod tests {
         ]);
         let shown: Vec<(u16, &str, &str)> = ports
             .iter()
-            .map(|p| (p.number, p.protocol.code(), p.name.as_str()))
+            .map(|p| (p.number.get(), p.protocol.code(), p.name.as_str()))
             .collect();
         assert_eq!(
             shown,

@@ -1,4 +1,5 @@
-//! Bounded free text: names and descriptions.
+//! The rules of free text: names, descriptions, reported facts. The types
+//! that follow them are in [`bounded_text`](crate::bounded_text).
 //!
 //! Lengths count Unicode scalar values, and text is kept exactly as sent.
 //! Text that shows nothing counts as blank, and no text may hold the
@@ -90,16 +91,19 @@ pub fn has_bidi_control(text: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum TextError {
     /// Empty, or only [`INVISIBLE`] characters, where something is needed.
-    #[error("This field may not be blank.")]
+    #[error("may not be blank")]
     Blank,
     /// Longer than allowed.
-    #[error("Ensure this field has no more than {max} characters.")]
+    #[error("longer than {max} characters")]
     TooLong {
         /// The most characters allowed.
         max: usize,
     },
+    /// Holds a NUL character, which no database stores in text.
+    #[error("holds a NUL character")]
+    Nul,
     /// Holds one of the [`BIDI_CONTROLS`].
-    #[error("Bidirectional control characters are not allowed.")]
+    #[error("holds bidirectional control characters")]
     BidiControl,
 }
 
@@ -114,7 +118,7 @@ pub struct TextRule {
 
 impl TextRule {
     /// Checks `value` against the rule; on failure, the first problem of:
-    /// blank, too long, bidirectional controls.
+    /// blank, too long, NUL, bidirectional controls.
     pub fn check(self, value: &str) -> Result<(), TextError> {
         if !self.allow_blank && is_blank(value) {
             return Err(TextError::Blank);
@@ -124,6 +128,9 @@ impl TextRule {
                 max: self.max_chars,
             });
         }
+        if value.contains('\0') {
+            return Err(TextError::Nul);
+        }
         if has_bidi_control(value) {
             return Err(TextError::BidiControl);
         }
@@ -131,46 +138,24 @@ impl TextRule {
     }
 }
 
-/// A device's name: 1–100 characters, not blank.
-pub const DEVICE_NAME: TextRule = TextRule {
-    max_chars: 100,
-    allow_blank: false,
-};
-/// A device's description: 0–1000 characters.
-pub const DEVICE_DESCRIPTION: TextRule = TextRule {
-    max_chars: 1000,
-    allow_blank: true,
-};
-/// The agent version a device reports: 0–100 characters.
-pub const AGENT_VERSION: TextRule = TextRule {
-    max_chars: 100,
-    allow_blank: true,
-};
-/// The operating system a device reports: 0–200 characters.
-pub const OPERATING_SYSTEM: TextRule = TextRule {
-    max_chars: 200,
-    allow_blank: true,
-};
-/// The uname a device reports: 0–1000 characters.
-pub const UNAME: TextRule = TextRule {
-    max_chars: 1000,
-    allow_blank: true,
-};
-/// An account's display name: 0–150 characters.
-pub const PROFILE_NAME: TextRule = TextRule {
-    max_chars: 150,
-    allow_blank: true,
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const DEVICE_NAME: TextRule = TextRule {
+        max_chars: 100,
+        allow_blank: false,
+    };
+    const DEVICE_DESCRIPTION: TextRule = TextRule {
+        max_chars: 1000,
+        allow_blank: true,
+    };
 
     #[test]
     fn blank_and_white_space_are_refused_where_needed() {
         assert_eq!(DEVICE_NAME.check(""), Err(TextError::Blank));
         assert_eq!(DEVICE_NAME.check(" \t "), Err(TextError::Blank));
-        assert_eq!(PROFILE_NAME.check("   "), Ok(()));
+        assert_eq!(DEVICE_DESCRIPTION.check("   "), Ok(()));
     }
 
     #[test]
@@ -234,15 +219,14 @@ mod tests {
                 u32::from(neighbour)
             );
         }
-        assert_eq!(
-            TextError::BidiControl.to_string(),
-            "Bidirectional control characters are not allowed."
-        );
     }
 
     #[test]
     fn a_name_of_bidirectional_controls_alone_is_blank() {
         assert_eq!(DEVICE_NAME.check("\u{202E}"), Err(TextError::Blank));
-        assert_eq!(UNAME.check("\u{202E}"), Err(TextError::BidiControl));
+        assert_eq!(
+            DEVICE_DESCRIPTION.check("\u{202E}"),
+            Err(TextError::BidiControl)
+        );
     }
 }

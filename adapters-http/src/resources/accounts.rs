@@ -77,7 +77,7 @@ async fn register(
     state: Data<HttpState>,
     Valid(body): Valid<EmailBody>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    match state.app.register(body.email).await {
+    match state.app.accounts.register(body.email).await {
         Ok(token) => Ok(SecretJson(AuthToken::new(token))),
         Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
             "email",
@@ -98,6 +98,7 @@ async fn change_password(
 ) -> Result<NoContent, ApiError> {
     let outcome = state
         .app
+        .accounts
         .change_password(
             &user.account,
             body.old_password.as_deref(),

@@ -12,7 +12,10 @@ use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::http::Method;
 use actix_web::web::Data;
-use domain::{Action, Command, CommandOutcome, CommandStatus, FactsReport, Port, Protocol};
+use domain::{
+    AckDetail, Action, AgentVersion, Command, CommandOutcome, CommandStatus, FactsReport,
+    OperatingSystem, Port, PortNumber, Protocol, Uname,
+};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -20,17 +23,17 @@ use std::time::Duration;
 const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
     .optional()
     .blank_ok()
-    .max(100);
+    .max(AgentVersion::MAX_CHARS);
 /// `operating_system` of a heartbeat.
 const OPERATING_SYSTEM: Field = Field::text("operating_system", "Operating system")
     .optional()
     .blank_ok()
-    .max(200);
+    .max(OperatingSystem::MAX_CHARS);
 /// `uname` of a heartbeat.
 const UNAME: Field = Field::text("uname", "Uname")
     .optional()
     .blank_ok()
-    .max(1000);
+    .max(Uname::MAX_CHARS);
 /// `disk_capacity` of a heartbeat: bytes, `null` while unknown.
 const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
@@ -57,7 +60,7 @@ const ACK_STATUS: Field = Field::text("status", "Status").choices(&CommandStatus
 const ACK_DETAIL: Field = Field::text("detail", "Detail")
     .optional()
     .blank_ok()
-    .max(domain::command::MAX_ACK_DETAIL_CHARS);
+    .max(AckDetail::MAX_CHARS);
 /// `wait` of the command long poll (a query parameter), in seconds.
 const WAIT: Field = Field::integer("wait", "Wait").optional().range(0, 60);
 
@@ -104,9 +107,9 @@ impl FromForm for Heartbeat {
     ];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let agent_version = form.optional_text(&AGENT_VERSION);
-        let operating_system = form.optional_text(&OPERATING_SYSTEM);
-        let uname = form.optional_text(&UNAME);
+        let agent_version = form.optional_checked(&AGENT_VERSION);
+        let operating_system = form.optional_checked(&OPERATING_SYSTEM);
+        let uname = form.optional_checked(&UNAME);
         let machine_type = machine_type(form);
         let disk_capacity = form.optional_nullable_integer(&DISK_CAPACITY);
         let disk_used = form.optional_nullable_integer(&DISK_USED);
@@ -131,7 +134,7 @@ impl FromForm for Heartbeat {
 fn read_port(form: &mut Form) -> Result<Port, Rejected> {
     let number = form.integer(&PORT_NUMBER);
     let protocol = form.choice(&PORT_PROTOCOL);
-    let name = form.optional_text(&PORT_NAME);
+    let name = form.optional_checked(&PORT_NAME);
     let (number, protocol, name) = (number?, protocol?, name?);
     let protocol = Protocol::from_code(protocol).ok_or_else(|| {
         form.error(
@@ -139,14 +142,9 @@ fn read_port(form: &mut Form) -> Result<Port, Rejected> {
             format!("\"{protocol}\" is not a valid choice."),
         )
     })?;
-    let number = u16::try_from(number).map_err(|_| {
-        form.error(
-            PORT_NUMBER.name,
-            "Ensure this value is less than or equal to 65535.",
-        )
-    })?;
-    Port::new(number, protocol, name.unwrap_or_default())
-        .map_err(|e| form.error(PORT_NAME.name, e.to_string()))
+    let number = PortNumber::try_from(number)
+        .map_err(|_| form.error(PORT_NUMBER.name, "A valid port number is required."))?;
+    Ok(Port::new(number, protocol, name.unwrap_or_default()))
 }
 
 /// An acknowledgement's body.
@@ -157,7 +155,7 @@ impl FromForm for Acknowledgement {
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         let status = form.choice(&ACK_STATUS);
-        let detail = form.optional_text(&ACK_DETAIL);
+        let detail = form.optional_checked(&ACK_DETAIL);
         let (status, detail) = (status?, detail?);
         let status = CommandStatus::from_code(status).ok_or_else(|| {
             form.error(
@@ -263,7 +261,7 @@ async fn heartbeat(
     Agent(device): Agent,
     Valid(Heartbeat(report)): Valid<Heartbeat>,
 ) -> Result<Json<HeartbeatReplyJson>, ApiError> {
-    let reply = state.app.heartbeat(&device, report).await?;
+    let reply = state.app.fleet.heartbeat(&device, report).await?;
     Ok(Json(HeartbeatReplyJson {
         commands: commands_json(&reply.commands),
         heartbeat_interval: reply.heartbeat_interval,
@@ -284,7 +282,7 @@ async fn commands(
     } else {
         let mut open = state.long_polls.open(device.serial.as_str());
         tokio::select! {
-            commands = state.app.poll_commands(&device, wait) => commands?,
+            commands = state.app.fleet.poll_commands(&device, wait) => commands?,
             () = open.pushed_out() => Vec::new(),
         }
     };
@@ -300,7 +298,7 @@ async fn acknowledge(
     CommandIdPath(id): CommandIdPath,
     Valid(Acknowledgement(outcome)): Valid<Acknowledgement>,
 ) -> Result<NoContent, ApiError> {
-    if state.app.acknowledge(&device, &id, outcome).await? {
+    if state.app.fleet.acknowledge(&device, &id, outcome).await? {
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)

@@ -85,7 +85,7 @@ async fn login(
     state: Data<HttpState>,
     Valid(body): Valid<Credentials>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    match state.app.login(&body.email, &body.password).await {
+    match state.app.sessions.login(&body.email, &body.password).await {
         Ok(token) => Ok(SecretJson(AuthToken::new(token))),
         Err(LoginError::InvalidCredentials) => Err(ApiError::field(
             NON_FIELD_ERRORS,
@@ -104,13 +104,13 @@ async fn login(
 
 /// `DELETE /auth/`: ends the token of this request.
 async fn logout(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
-    state.app.logout(&user.token).await?;
+    state.app.sessions.logout(&user.token).await?;
     Ok(NoContent)
 }
 
 /// `POST /auth/logout-all/`: ends every token of the account, this one too.
 async fn logout_everywhere(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
-    state.app.logout_everywhere(&user.account).await?;
+    state.app.sessions.logout_everywhere(&user.account).await?;
     Ok(NoContent)
 }
 

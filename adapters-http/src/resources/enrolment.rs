@@ -50,7 +50,7 @@ impl FromForm for Enrol {
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         let install_token = form.text(&INSTALL_TOKEN);
-        let name = form.text(&DEVICE_NAME);
+        let name = form.checked(&DEVICE_NAME);
         let serial = form.optional_serial(&SERIAL);
         let machine_type = machine_type(form);
         Ok(Self(InstallRequest {
@@ -96,14 +96,14 @@ async fn install(
         Err(mut form) => {
             // An unknown token is reported with the other fields' errors, as DRF would.
             if let Some(token) = form.valid_text(&INSTALL_TOKEN)
-                && !state.app.install_token_exists(&token).await?
+                && !state.app.fleet.install_token_exists(&token).await?
             {
                 form.error(INSTALL_TOKEN.name, "Invalid install token.");
             }
             return Err(form.into());
         }
     };
-    let installed = state.app.install(request).await.map_err(|e| match e {
+    let installed = state.app.fleet.install(request).await.map_err(|e| match e {
         InstallError::InvalidInstallToken => {
             ApiError::field(INSTALL_TOKEN.name, "Invalid install token.")
         }
@@ -118,7 +118,6 @@ async fn install(
             SERIAL.name,
             "This device is online. Delete it, or wait until it is offline, to install it again.",
         ),
-        InstallError::Name(e) => ApiError::field(DEVICE_NAME.name, e.to_string()),
         InstallError::Store(e) => e.into(),
     })?;
     let serial = installed.device.serial.to_string();

@@ -65,7 +65,7 @@ async fn request(
 ) -> Result<NoContent, ApiError> {
     let app = state.app.clone();
     crate::background::in_background("password reset request", async move {
-        app.request_password_reset(&body.email).await
+        app.password_reset.request(&body.email).await
     });
     Ok(NoContent)
 }
@@ -75,7 +75,8 @@ async fn request(
 async fn confirm(state: Data<HttpState>, Valid(body): Valid<Reset>) -> Result<NoContent, ApiError> {
     match state
         .app
-        .confirm_password_reset(&body.key, &body.new_password)
+        .password_reset
+        .confirm(&body.key, &body.new_password)
         .await
     {
         Ok(()) => Ok(NoContent),

@@ -8,11 +8,14 @@ use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use application::use_cases::UpdateProfileError;
+use domain::ProfileName;
 use serde::Serialize;
 
 /// `name` of the profile, its only writable field.
-pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name").optional().blank_ok().max(150);
+pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name")
+    .optional()
+    .blank_ok()
+    .max(ProfileName::MAX_CHARS);
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
@@ -89,7 +92,7 @@ impl Described for ProfileJson {
 
 /// A profile change: only `name`; the other fields are ignored.
 pub struct ProfileChange {
-    name: Option<String>,
+    name: Option<ProfileName>,
 }
 
 impl FromForm for ProfileChange {
@@ -97,7 +100,7 @@ impl FromForm for ProfileChange {
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         Ok(Self {
-            name: form.optional_text(&PROFILE_NAME)?,
+            name: form.optional_checked(&PROFILE_NAME)?,
         })
     }
 }
@@ -108,7 +111,7 @@ async fn show(
     user: User,
     BaseUrl(base): BaseUrl,
 ) -> Result<SecretJson<ProfileJson>, ApiError> {
-    let profile = state.app.profile(&user.account, &base);
+    let profile = state.app.accounts.profile(&user.account, &base);
     Ok(SecretJson(profile.into()))
 }
 
@@ -118,8 +121,14 @@ async fn rotate_install_token(
     user: User,
     BaseUrl(base): BaseUrl,
 ) -> Result<SecretJson<ProfileJson>, ApiError> {
-    let account = state.app.rotate_install_token(&user.account).await?;
-    Ok(SecretJson(state.app.profile(&account, &base).into()))
+    let account = state
+        .app
+        .accounts
+        .rotate_install_token(&user.account)
+        .await?;
+    Ok(SecretJson(
+        state.app.accounts.profile(&account, &base).into(),
+    ))
 }
 
 /// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
@@ -131,16 +140,11 @@ async fn update(
 ) -> Result<SecretJson<ProfileJson>, ApiError> {
     let account = match change.name {
         None => user.account,
-        Some(name) => state
-            .app
-            .update_profile_name(&user.account, &name)
-            .await
-            .map_err(|e| match e {
-                UpdateProfileError::Name(e) => ApiError::field("name", e.to_string()),
-                UpdateProfileError::Store(e) => e.into(),
-            })?,
+        Some(name) => state.app.accounts.rename(&user.account, &name).await?,
     };
-    Ok(SecretJson(state.app.profile(&account, &base).into()))
+    Ok(SecretJson(
+        state.app.accounts.profile(&account, &base).into(),
+    ))
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ async fn verify(
     state: Data<HttpState>,
     Valid(body): Valid<KeyBody>,
 ) -> Result<Json<Detail>, ApiError> {
-    match state.app.verify_email(&body.key).await {
+    match state.app.verification.verify(&body.key).await {
         Ok(()) => Ok(Json(Detail::new(VERIFIED))),
         Err(VerifyEmailError::InvalidKey) => Err(ApiError::field("key", INVALID_KEY)),
         Err(VerifyEmailError::Store(e)) => Err(e.into()),
@@ -77,7 +77,7 @@ async fn verify_link(
     KeyPath(key): KeyPath,
     WantsHtml(html): WantsHtml,
 ) -> Result<JsonOrPage<Detail>, ApiError> {
-    let verified = match state.app.verify_email(&key).await {
+    let verified = match state.app.verification.verify(&key).await {
         Ok(()) => true,
         Err(VerifyEmailError::InvalidKey) => false,
         Err(VerifyEmailError::Store(e)) => return Err(e.into()),
@@ -99,7 +99,7 @@ async fn resend(
 ) -> Result<NoContent, ApiError> {
     let app = state.app.clone();
     crate::background::in_background("verification resend", async move {
-        app.resend_verification(&body.email).await
+        app.verification.resend(&body.email).await
     });
     Ok(NoContent)
 }

@@ -16,7 +16,7 @@ use actix_web::{App, web};
 use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
 use application::ports::{MockMailer, Ports};
-use application::{DevMgr, Settings};
+use application::{Services, Settings};
 use serde_json::Value;
 use std::sync::Arc;
 use tempfile::TempDir;
@@ -55,7 +55,7 @@ impl TestApi {
             clock: Arc::new(SystemClock),
             random: Arc::new(OsRandom),
         };
-        let app = DevMgr::new(ports, Settings::default());
+        let app = Services::new(ports, Settings::default());
         let state = HttpState::new(app, None, "127.0.0.1:8000".into());
         Self {
             _dir: dir,

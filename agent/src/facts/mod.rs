@@ -9,24 +9,23 @@ pub mod os_release;
 pub mod ports;
 pub mod system;
 
-use crate::protocol::sendable_text;
+use crate::protocol::as_text;
+use domain::{AgentVersion, OperatingSystem, Uname};
 use ports::ListeningPort;
 use serde::Serialize;
-
-/// The longest `operating_system` the server accepts, in characters.
-const MAX_OPERATING_SYSTEM_CHARS: usize = 200;
-/// The longest `uname` the server accepts, in characters.
-const MAX_UNAME_CHARS: usize = 1000;
 
 /// The heartbeat body: every fact of the protocol's heartbeat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Facts {
     /// This agent's version.
-    pub agent_version: String,
+    #[serde(serialize_with = "as_text")]
+    pub agent_version: AgentVersion,
     /// `<sysname> <nodename> <release> <version> <machine>`.
-    pub uname: String,
+    #[serde(serialize_with = "as_text")]
+    pub uname: Uname,
     /// `PRETTY_NAME` of os-release, `""` when unknown.
-    pub operating_system: String,
+    #[serde(serialize_with = "as_text")]
+    pub operating_system: OperatingSystem,
     /// A machine-type code (`rpi_4b`, `x86_64`, …, `unknown`).
     pub machine_type: String,
     /// Size of the root file system in bytes, `null` when unknown.
@@ -41,6 +40,11 @@ pub struct Facts {
     pub ports: Vec<ListeningPort>,
 }
 
+/// This agent's version, as reported.
+fn this_version() -> AgentVersion {
+    AgentVersion::cut_to_fit(env!("CARGO_PKG_VERSION"))
+}
+
 impl Facts {
     /// Reads this machine's facts. It blocks on file I/O (`/proc`, `/sys`):
     /// call it from a blocking context.
@@ -49,9 +53,9 @@ impl Facts {
         let disk = system::root_disk_space();
         let hardware = system::hardware();
         Self {
-            agent_version: env!("CARGO_PKG_VERSION").to_owned(),
-            uname: sendable_text(&uname.line(), MAX_UNAME_CHARS),
-            operating_system: sendable_text(&os_release::pretty_name(), MAX_OPERATING_SYSTEM_CHARS),
+            agent_version: this_version(),
+            uname: Uname::cut_to_fit(&uname.line()),
+            operating_system: OperatingSystem::cut_to_fit(&os_release::pretty_name()),
             machine_type: machine::detect(&uname.machine).to_owned(),
             disk_capacity: disk.map(|disk| disk.capacity),
             disk_used: disk.map(|disk| disk.used),
@@ -65,9 +69,9 @@ impl Facts {
     /// collecting the others went wrong.
     pub fn minimal() -> Self {
         Self {
-            agent_version: env!("CARGO_PKG_VERSION").to_owned(),
-            uname: String::new(),
-            operating_system: String::new(),
+            agent_version: this_version(),
+            uname: Uname::default(),
+            operating_system: OperatingSystem::default(),
             machine_type: machine::UNKNOWN.to_owned(),
             disk_capacity: None,
             disk_used: None,

@@ -1,7 +1,8 @@
 //! The sockets this machine listens on, from `/proc/net/{tcp,tcp6,udp,udp6}`,
 //! with the name of the process owning each when it can be read.
 
-use crate::protocol::sendable_text;
+use crate::protocol::as_text;
+use domain::PortName;
 use procfs::net::{TcpState, UdpState};
 use procfs::process::FDTarget;
 use serde::Serialize;
@@ -9,8 +10,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The most ports reported in one heartbeat.
 pub const MAX_PORTS: usize = 500;
-/// The longest process name the server accepts, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
 
 /// A transport protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -29,8 +28,10 @@ pub struct ListeningPort {
     pub port: u16,
     /// `tcp` or `udp`.
     pub protocol: Protocol,
-    /// The owning process's name, `""` when unknown.
-    pub name: String,
+    /// The owning process's name (cleaned and cut to what the server
+    /// accepts), `""` when unknown.
+    #[serde(serialize_with = "as_text")]
+    pub name: PortName,
 }
 
 /// A listening socket found in a `/proc/net` table.
@@ -53,22 +54,26 @@ pub fn listening_ports() -> Vec<ListeningPort> {
         .filter(|&inode| inode != 0)
         .collect();
     let owners = socket_owners(&wanted);
-    summarise(sockets.iter().map(|socket| ListeningPort {
-        port: socket.port,
-        protocol: socket.protocol,
-        name: owners.get(&socket.inode).cloned().unwrap_or_default(),
+    summarise(sockets.iter().map(|socket| {
+        ListeningPort {
+            port: socket.port,
+            protocol: socket.protocol,
+            name: owners
+                .get(&socket.inode)
+                .map(|name| PortName::cut_to_fit(name))
+                .unwrap_or_default(),
+        }
     }))
 }
 
 /// Sorted by port then protocol, one entry per (port, protocol) (a named
-/// entry preferred), port 0 left out, names cut to [`MAX_NAME_CHARS`], at
-/// most [`MAX_PORTS`] entries.
+/// entry preferred), port 0 left out, at most [`MAX_PORTS`] entries.
 pub fn summarise(ports: impl IntoIterator<Item = ListeningPort>) -> Vec<ListeningPort> {
-    let mut unique: BTreeMap<(u16, Protocol), String> = BTreeMap::new();
+    let mut unique: BTreeMap<(u16, Protocol), PortName> = BTreeMap::new();
     for port in ports.into_iter().filter(|port| port.port != 0) {
         let name = unique.entry((port.port, port.protocol)).or_default();
-        if name.is_empty() {
-            *name = sendable_text(&port.name, MAX_NAME_CHARS);
+        if name.as_str().is_empty() {
+            *name = port.name;
         }
     }
     unique
@@ -164,7 +169,7 @@ mod tests {
         ListeningPort {
             port,
             protocol,
-            name: name.to_owned(),
+            name: PortName::cut_to_fit(name),
         }
     }
 
@@ -203,7 +208,7 @@ mod tests {
         let summary = summarise([port(0, Protocol::Udp, "x"), port(9, Protocol::Udp, &long)]);
         assert_eq!(
             summary,
-            [port(9, Protocol::Udp, &"n".repeat(MAX_NAME_CHARS))]
+            [port(9, Protocol::Udp, &"n".repeat(PortName::MAX_CHARS))]
         );
     }
 

@@ -1,33 +1,38 @@
-//! The use cases, grouped by what they act on.
+//! The use cases, as services by area: each holds only the ports it needs,
+//! and [`Services`] builds them all from one set of ports.
 
 mod accounts;
-mod agent;
-mod auth;
 mod devices;
+mod fleet;
 mod housekeeping;
+mod lockout;
 mod mail_delivery;
 mod password_reset;
 mod secrets;
+mod sessions;
 #[cfg(test)]
 mod test_support;
 mod verification;
 
 pub use accounts::{
-    ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
-    UpdateProfileError,
+    Accounts, ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
 };
-pub use agent::{HeartbeatReply, InstallError, InstallRequest, Installed};
-pub use auth::LoginError;
 pub use devices::{
-    AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, RebootError,
+    AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, Devices, RebootError,
     UpdateDeviceError,
 };
-pub use mail_delivery::Delivery;
-pub use password_reset::ConfirmResetError;
-pub use verification::VerifyEmailError;
+pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
+pub use housekeeping::Housekeeping;
+pub use mail_delivery::{Delivery, MailDelivery};
+pub use password_reset::{ConfirmResetError, PasswordReset};
+pub use sessions::{LoginError, Sessions};
+pub use verification::{Verification, VerifyEmailError};
 
 use crate::ports::{LockoutPolicy, Ports};
 use chrono::Duration;
+use lockout::Lockout;
+use secrets::Secrets;
+use verification::VerificationMail;
 
 /// Tunables of the use cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,16 +100,105 @@ impl Default for Settings {
     }
 }
 
-/// The application: every use case, over one set of ports.
+/// The application: every service, built over one set of ports.
 #[derive(Clone)]
-pub struct DevMgr {
-    ports: Ports,
-    settings: Settings,
+pub struct Services {
+    /// Registering, the profile, passwords, operator-made users.
+    pub accounts: Accounts,
+    /// Login, logout, token authentication.
+    pub sessions: Sessions,
+    /// E-mail address verification.
+    pub verification: Verification,
+    /// Password reset through an e-mailed link.
+    pub password_reset: PasswordReset,
+    /// An account's devices, and operator-added ones.
+    pub devices: Devices,
+    /// The agent side: enrolment, heartbeats, commands.
+    pub fleet: Fleet,
+    /// The outbox worker.
+    pub mail: MailDelivery,
+    /// Purges of expired keys, old commands and lapsed login failures.
+    pub housekeeping: Housekeeping,
 }
 
-impl DevMgr {
-    /// Builds the application from its ports.
+impl Services {
+    /// Builds every service, each with the ports and settings it needs.
     pub fn new(ports: Ports, settings: Settings) -> Self {
-        Self { ports, settings }
+        let secrets = Secrets::new(ports.random.clone());
+        let lockout = Lockout::new(
+            ports.login_attempts.clone(),
+            ports.clock.clone(),
+            settings.login_lockout,
+        );
+        let verification_mail = VerificationMail::new(
+            ports.links.clone(),
+            ports.clock.clone(),
+            secrets.clone(),
+            settings.verification_key_lifetime,
+        );
+        Self {
+            accounts: Accounts {
+                accounts: ports.accounts.clone(),
+                hasher: ports.hasher.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                lockout: lockout.clone(),
+                verification_mail: verification_mail.clone(),
+            },
+            sessions: Sessions {
+                accounts: ports.accounts.clone(),
+                tokens: ports.tokens.clone(),
+                hasher: ports.hasher.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                lockout: lockout.clone(),
+            },
+            verification: Verification {
+                accounts: ports.accounts.clone(),
+                keys: ports.keys.clone(),
+                clock: ports.clock.clone(),
+                verification_mail,
+            },
+            password_reset: PasswordReset {
+                accounts: ports.accounts.clone(),
+                keys: ports.keys.clone(),
+                links: ports.links.clone(),
+                hasher: ports.hasher.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                reset_key_lifetime: settings.reset_key_lifetime,
+            },
+            devices: Devices {
+                accounts: ports.accounts.clone(),
+                devices: ports.devices.clone(),
+                commands: ports.commands.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                online_window: settings.online_window,
+                command_lifetime: settings.command_lifetime,
+            },
+            fleet: Fleet {
+                accounts: ports.accounts,
+                devices: ports.devices,
+                commands: ports.commands.clone(),
+                clock: ports.clock.clone(),
+                secrets,
+                online_window: settings.online_window,
+                command_lifetime: settings.command_lifetime,
+            },
+            mail: MailDelivery {
+                outbox: ports.outbox,
+                mailer: ports.mailer,
+                clock: ports.clock.clone(),
+                retry: settings.mail,
+            },
+            housekeeping: Housekeeping {
+                keys: ports.keys,
+                commands: ports.commands,
+                clock: ports.clock,
+                command_retention: settings.command_retention,
+                lockout,
+            },
+        }
     }
 }

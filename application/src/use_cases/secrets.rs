@@ -1,9 +1,10 @@
 //! Fresh secrets drawn from the random-source port.
 
-use super::DevMgr;
+use crate::ports::RandomSource;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use domain::secret::{self, SecretHash};
+use std::sync::Arc;
 
 /// A secret as handed to the client, with the hash that is stored.
 pub(crate) struct Minted {
@@ -18,10 +19,20 @@ impl Minted {
     }
 }
 
-impl DevMgr {
+/// Makes tokens, keys and identifiers from the random source.
+#[derive(Clone)]
+pub(crate) struct Secrets {
+    random: Arc<dyn RandomSource>,
+}
+
+impl Secrets {
+    pub(crate) fn new(random: Arc<dyn RandomSource>) -> Self {
+        Self { random }
+    }
+
     fn random_array<const N: usize>(&self) -> [u8; N] {
         let mut out = [0u8; N];
-        let bytes = self.ports.random.bytes(N);
+        let bytes = self.random.bytes(N);
         out.copy_from_slice(&bytes[..N]);
         out
     }

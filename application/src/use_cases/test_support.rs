@@ -1,9 +1,11 @@
 //! Mocks of every port, assembled into an application for unit tests.
 
-use super::{DevMgr, Settings};
+use super::{Services, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
-use domain::{Account, AccountId, Device, DeviceFacts, EmailAddress, Serial, Timestamp};
+use domain::{
+    Account, AccountId, BoundedText, Device, DeviceFacts, EmailAddress, Serial, Timestamp,
+};
 use std::sync::Arc;
 
 /// The fixed "now" of every unit test.
@@ -17,12 +19,17 @@ pub(crate) fn email() -> EmailAddress {
     EmailAddress::parse("owner@example.com").expect("valid address")
 }
 
+/// Checked text for tests: `value` must pass `T`'s rule.
+pub(crate) fn text<T: BoundedText>(value: &str) -> T {
+    T::parse(value).expect("text within its rule")
+}
+
 /// Account 7, `owner@example.com`, install token `i` × 32.
 pub(crate) fn account(verified: bool, password_hash: Option<&str>) -> Account {
     Account {
         id: AccountId(7),
         email: email(),
-        name: "Owner".into(),
+        name: text("Owner"),
         password_hash: password_hash.map(str::to_owned),
         email_verified: verified,
         install_token: "i".repeat(32),
@@ -35,8 +42,8 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
     Device {
         serial: Serial::from_random_bytes([3; 16]),
         owner: AccountId(7),
-        name: "pi".into(),
-        description: String::new(),
+        name: text("pi"),
+        description: text(""),
         wormhole_slug: "calm-otter-abc123".into(),
         facts: DeviceFacts::default(),
         last_seen,
@@ -44,16 +51,16 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
     }
 }
 
-/// Links under `http://base`, as an HTTP adapter would make them.
+/// Links as the port hands them out; the routes are the adapter's business.
 struct TestLinks;
 
 impl MailLinks for TestLinks {
     fn verify_email(&self, key: &str) -> String {
-        format!("http://base/verify-email/{key}/")
+        format!("https://links.test/v?key={key}")
     }
 
     fn reset_password(&self, key: &str) -> String {
-        format!("http://base/reset-password/confirm/?key={key}")
+        format!("https://links.test/r?key={key}")
     }
 }
 
@@ -95,12 +102,12 @@ impl Harness {
     }
 
     /// The application over these mocks, a fixed clock and counting "random" bytes.
-    pub(crate) fn app(self) -> DevMgr {
+    pub(crate) fn app(self) -> Services {
         self.app_with(|_| {})
     }
 
     /// Like [`app`](Self::app), with settings changed by `change`.
-    pub(crate) fn app_with(self, change: impl FnOnce(&mut Settings)) -> DevMgr {
+    pub(crate) fn app_with(self, change: impl FnOnce(&mut Settings)) -> Services {
         let mut settings = Settings::default();
         change(&mut settings);
         let mut clock = MockClock::new();
@@ -109,7 +116,7 @@ impl Harness {
         random
             .expect_bytes()
             .returning(|len| (0..len).map(|i| i as u8).collect());
-        DevMgr::new(
+        Services::new(
             Ports {
                 accounts: Arc::new(self.accounts),
                 tokens: Arc::new(self.tokens),

@@ -1,10 +1,15 @@
 //! Proving that an account holder reads the account's address.
 
-use super::DevMgr;
+use super::secrets::Secrets;
 use crate::mail;
-use crate::ports::{KeyPurpose, MailedKey, NewEmailKey, StoreError};
+use crate::ports::{
+    AccountRepository, Clock, EmailKeyRepository, KeyPurpose, MailLinks, MailedKey, NewEmailKey,
+    StoreError,
+};
+use chrono::Duration;
 use domain::EmailAddress;
 use domain::secret::SecretHash;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why an address could not be verified.
@@ -18,17 +23,21 @@ pub enum VerifyEmailError {
     Store(#[from] StoreError),
 }
 
-impl DevMgr {
+/// Proving that an account holder reads the account's address.
+#[derive(Clone)]
+pub struct Verification {
+    pub(super) accounts: Arc<dyn AccountRepository>,
+    pub(super) keys: Arc<dyn EmailKeyRepository>,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) verification_mail: VerificationMail,
+}
+
+impl Verification {
     /// Verifies the address of the key's account. A key keeps working until
     /// it expires, so opening the link twice succeeds twice.
-    pub async fn verify_email(&self, key: &str) -> Result<(), VerifyEmailError> {
-        let now = self.ports.clock.now();
-        if self
-            .ports
-            .keys
-            .verify_email(&SecretHash::of(key), now)
-            .await?
-        {
+    pub async fn verify(&self, key: &str) -> Result<(), VerifyEmailError> {
+        let now = self.clock.now();
+        if self.keys.verify_email(&SecretHash::of(key), now).await? {
             Ok(())
         } else {
             Err(VerifyEmailError::InvalidKey)
@@ -38,100 +47,59 @@ impl DevMgr {
     /// Queues a fresh verification link for an existing, unverified account
     /// with this address; does nothing otherwise and says nothing either
     /// way. Earlier links keep working.
-    pub async fn resend_verification(&self, email: &EmailAddress) -> Result<(), StoreError> {
-        let Some(account) = self.ports.accounts.find_by_email(email).await? else {
+    pub async fn resend(&self, email: &EmailAddress) -> Result<(), StoreError> {
+        let Some(account) = self.accounts.find_by_email(email).await? else {
             return Ok(());
         };
         if account.email_verified {
             return Ok(());
         }
-        let verification = self.verification_key(&account.email);
-        self.ports.keys.store(account.id, verification).await
+        let verification = self.verification_mail.key_for(&account.email);
+        self.keys.store(account.id, verification).await
+    }
+}
+
+/// Makes verification keys and the mails that carry their links (for
+/// registration and for resending).
+#[derive(Clone)]
+pub(crate) struct VerificationMail {
+    pub(super) links: Arc<dyn MailLinks>,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) secrets: Secrets,
+    pub(super) lifetime: Duration,
+}
+
+impl VerificationMail {
+    pub(crate) fn new(
+        links: Arc<dyn MailLinks>,
+        clock: Arc<dyn Clock>,
+        secrets: Secrets,
+        lifetime: Duration,
+    ) -> Self {
+        Self {
+            links,
+            clock,
+            secrets,
+            lifetime,
+        }
     }
 
     /// A new verification key for `email` and the mail that carries its link.
-    pub(super) fn verification_key(&self, email: &EmailAddress) -> MailedKey {
-        let key = self.mint_email_key();
-        let link = self.ports.links.verify_email(&key.secret);
-        let now = self.ports.clock.now();
+    pub(crate) fn key_for(&self, email: &EmailAddress) -> MailedKey {
+        let key = self.secrets.mint_email_key();
+        let link = self.links.verify_email(&key.secret);
+        let now = self.clock.now();
         MailedKey {
             key: NewEmailKey {
                 hash: key.hash,
                 purpose: KeyPurpose::VerifyEmail,
-                expires: now + self.settings.verification_key_lifetime,
+                expires: now + self.lifetime,
             },
-            mail: mail::verification(self.mint_mail_id(), email.as_str(), &link),
+            mail: mail::verification(self.secrets.mint_mail_id(), email.as_str(), &link),
             created: now,
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::use_cases::test_support::{Harness, account, email, now};
-    use mockall::predicate::eq;
-
-    #[tokio::test]
-    async fn a_valid_key_verifies_by_its_hash() {
-        let mut h = Harness::new();
-        h.keys
-            .expect_verify_email()
-            .with(eq(SecretHash::of("the-key")), eq(now()))
-            .times(1)
-            .returning(|_, _| Ok(true));
-        h.app().verify_email("the-key").await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn an_unknown_or_expired_key_is_refused() {
-        let mut h = Harness::new();
-        h.keys.expect_verify_email().returning(|_, _| Ok(false));
-        let err = h.app().verify_email("nope").await.unwrap_err();
-        assert!(matches!(err, VerifyEmailError::InvalidKey));
-    }
-
-    #[tokio::test]
-    async fn verification_surfaces_storage_failures() {
-        let mut h = Harness::new();
-        h.keys
-            .expect_verify_email()
-            .returning(|_, _| Err(StoreError::message("locked")));
-        let err = h.app().verify_email("k").await.unwrap_err();
-        assert!(matches!(err, VerifyEmailError::Store(_)));
-    }
-
-    #[tokio::test]
-    async fn resend_queues_a_fresh_link_for_an_unverified_account() {
-        let mut h = Harness::new();
-        h.accounts
-            .expect_find_by_email()
-            .returning(|_| Ok(Some(account(false, None))));
-        h.keys
-            .expect_store()
-            .withf(|id, v| {
-                id.0 == 7
-                    && v.key.purpose == KeyPurpose::VerifyEmail
-                    && v.key.expires == now() + chrono::Duration::hours(72)
-                    && v.mail.to == "owner@example.com"
-                    && v.mail.text.contains("http://base/verify-email/")
-            })
-            .times(1)
-            .returning(|_, _| Ok(()));
-        h.app().resend_verification(&email()).await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn resend_does_nothing_for_a_verified_or_unknown_address() {
-        let mut h = Harness::new();
-        let mut answers = vec![Some(account(true, None)), None].into_iter();
-        h.accounts
-            .expect_find_by_email()
-            .times(2)
-            .returning(move |_| Ok(answers.next().flatten()));
-        h.keys.expect_store().never();
-        let app = h.app();
-        app.resend_verification(&email()).await.unwrap();
-        app.resend_verification(&email()).await.unwrap();
-    }
-}
+mod tests;

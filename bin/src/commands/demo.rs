@@ -1,25 +1,27 @@
 use crate::CommandError;
 use adapters_system::OsRandom;
-use application::DevMgr;
+use application::Services;
 use application::ports::RandomSource;
 use application::use_cases::DeviceSpec;
-use domain::{DeviceFacts, EmailAddress, MachineType};
+use domain::{BoundedText, DeviceFacts, EmailAddress, MachineType};
 use serde_json::json;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 
 /// `devmgr demo`: a fresh verified account with three devices.
-pub async fn run(app: &DevMgr, base_url: &str) -> Result<serde_json::Value, CommandError> {
+pub async fn run(app: &Services, base_url: &str) -> Result<serde_json::Value, CommandError> {
     let suffix = random_text(6);
     let email = EmailAddress::parse(&format!("demo-{suffix}@example.com"))
         .map_err(CommandError::from_display)?;
     let password = format!("demo-{}", random_text(14));
     let user = app
-        .create_user(email.clone(), Some(&password), "Demo User", true)
+        .accounts
+        .create_user(email.clone(), Some(&password), text("Demo User"), true)
         .await
         .map_err(CommandError::from_display)?;
     for spec in devices() {
-        app.add_device(&email, spec)
+        app.devices
+            .add(&email, spec)
             .await
             .map_err(CommandError::from_display)?;
     }
@@ -29,6 +31,11 @@ pub async fn run(app: &DevMgr, base_url: &str) -> Result<serde_json::Value, Comm
         "token": user.token,
         "curl": format!("curl -H 'Authorization: Token {}' {base_url}/devices/", user.token),
     }))
+}
+
+/// Text of the demo data, which keeps within its rules.
+fn text<T: BoundedText>(value: &str) -> T {
+    T::parse(value).unwrap_or_else(|e| panic!("demo text {value:?}: {e}"))
 }
 
 fn random_text(len: usize) -> String {
@@ -44,13 +51,14 @@ fn devices() -> Vec<DeviceSpec> {
     let machine = |code| MachineType::from_code(code).unwrap_or_default();
     vec![
         DeviceSpec {
-            name: "kitchen-display".into(),
-            description: "Raspberry Pi behind the kitchen screen".into(),
+            name: text("kitchen-display"),
+            description: text("Raspberry Pi behind the kitchen screen"),
             facts: DeviceFacts {
-                agent_version: "1.4.2".into(),
-                operating_system: "Raspberry Pi OS 12 (bookworm)".into(),
-                uname: "Linux kitchen-display 6.6.51+rpt-rpi-v8 #1 SMP PREEMPT aarch64 GNU/Linux"
-                    .into(),
+                agent_version: text("1.4.2"),
+                operating_system: text("Raspberry Pi OS 12 (bookworm)"),
+                uname: text(
+                    "Linux kitchen-display 6.6.51+rpt-rpi-v8 #1 SMP PREEMPT aarch64 GNU/Linux",
+                ),
                 machine_type: machine("rpi_4b"),
                 disk_capacity: Some(32 * GIB),
                 disk_used: Some(9 * GIB),
@@ -58,15 +66,15 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: 4096,
             },
             online: true,
-            ..DeviceSpec::default()
+            serial: None,
         },
         DeviceSpec {
-            name: "garden-sensor".into(),
-            description: "Soil moisture and temperature".into(),
+            name: text("garden-sensor"),
+            description: text("Soil moisture and temperature"),
             facts: DeviceFacts {
-                agent_version: "1.3.0".into(),
-                operating_system: "Raspberry Pi OS Lite 12 (bookworm)".into(),
-                uname: "Linux garden-sensor 6.6.51+rpt-rpi-v7 #1 SMP armv7l GNU/Linux".into(),
+                agent_version: text("1.3.0"),
+                operating_system: text("Raspberry Pi OS Lite 12 (bookworm)"),
+                uname: text("Linux garden-sensor 6.6.51+rpt-rpi-v7 #1 SMP armv7l GNU/Linux"),
                 machine_type: machine("rpi_zero_2_w"),
                 disk_capacity: Some(16 * GIB),
                 disk_used: Some(3 * GIB),
@@ -74,15 +82,15 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: 512,
             },
             online: false,
-            ..DeviceSpec::default()
+            serial: None,
         },
         DeviceSpec {
-            name: "media-server".into(),
-            description: String::new(),
+            name: text("media-server"),
+            description: text(""),
             facts: DeviceFacts {
-                agent_version: "1.4.2".into(),
-                operating_system: "Debian GNU/Linux 12 (bookworm)".into(),
-                uname: "Linux media-server 6.1.0-26-amd64 #1 SMP Debian x86_64 GNU/Linux".into(),
+                agent_version: text("1.4.2"),
+                operating_system: text("Debian GNU/Linux 12 (bookworm)"),
+                uname: text("Linux media-server 6.1.0-26-amd64 #1 SMP Debian x86_64 GNU/Linux"),
                 machine_type: machine("x86_64"),
                 disk_capacity: Some(2000 * GIB),
                 disk_used: Some(1200 * GIB),
@@ -90,7 +98,7 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: 16384,
             },
             online: true,
-            ..DeviceSpec::default()
+            serial: None,
         },
     ]
 }

@@ -1,13 +1,13 @@
 use crate::CommandError;
 use crate::cli::DeviceAddArgs;
 use adapters_http::DeviceJson;
-use application::DevMgr;
+use application::Services;
 use application::use_cases::DeviceSpec;
 use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
 
 /// `devmgr device add`.
 pub async fn add(
-    app: &DevMgr,
+    app: &Services,
     base_url: &str,
     args: &DeviceAddArgs,
 ) -> Result<serde_json::Value, CommandError> {
@@ -44,7 +44,8 @@ pub async fn add(
         online: args.online,
     };
     let view = app
-        .add_device(&owner, spec)
+        .devices
+        .add(&owner, spec)
         .await
         .map_err(CommandError::from_display)?;
     serde_json::to_value(DeviceJson::new(view, base_url)).map_err(CommandError::from_display)

@@ -10,7 +10,7 @@ use crate::{CommandError, print_json, wiring};
 use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
 use adapters_system::SystemClock;
-use application::{DevMgr, Settings};
+use application::{Services, Settings};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -45,7 +45,7 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
 }
 
 /// The application for one-shot commands: mail is only logged.
-async fn offline_app(cli: &Cli) -> Result<DevMgr, CommandError> {
+async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     let (store, _) = wiring::open_store(&cli.database_url).await?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
     wiring::application(

@@ -27,8 +27,8 @@ use domain::command::REDELIVERY_AFTER;
 use domain::listening_port::normalize_ports;
 use domain::secret::SecretHash;
 use domain::{
-    Account, AccountId, Command, CommandOutcome, CommandStatus, Device, DeviceFacts, EmailAddress,
-    FactsReport, MachineType, Port, Protocol, Serial, Timestamp,
+    Account, AccountId, BoundedText, Command, CommandOutcome, CommandStatus, Device, DeviceFacts,
+    EmailAddress, FactsReport, MachineType, Port, PortNumber, Protocol, Serial, Timestamp,
 };
 use std::any::Any;
 use std::future::Future;
@@ -171,6 +171,11 @@ macro_rules! contract_tests {
 
 // --- Time ---------------------------------------------------------------------
 
+/// Checked text: `value` must pass `T`'s rule.
+pub fn text<T: BoundedText>(value: &str) -> T {
+    T::parse(value).expect("text within its rule")
+}
+
 /// The fixed "now" of the tests: 2026-05-01 08:00:00 UTC.
 pub fn t0() -> Timestamp {
     Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap()
@@ -195,7 +200,7 @@ pub fn lapse() -> chrono::Duration {
 pub fn new_account(email: &str, token: Option<&str>) -> NewAccount {
     NewAccount {
         email: EmailAddress::parse(email).unwrap(),
-        name: "Name".into(),
+        name: text("Name"),
         password_hash: Some("$argon2id$fake".into()),
         email_verified: true,
         install_token: format!("install-{email}"),
@@ -226,7 +231,7 @@ pub async fn account(store: &impl Store, name: &str) -> Account {
         store,
         NewAccount {
             email: EmailAddress::parse(&format!("{name}@example.com")).unwrap(),
-            name: name.into(),
+            name: text(name),
             password_hash: Some("$argon2id$fake".into()),
             email_verified: true,
             install_token: format!("install-{name}"),
@@ -275,7 +280,7 @@ pub async fn unverified(store: &impl Store) -> Account {
         store,
         NewAccount {
             email: EmailAddress::parse("ann@example.com").unwrap(),
-            name: String::new(),
+            name: text(""),
             password_hash: None,
             email_verified: false,
             install_token: "i".repeat(32),
@@ -338,13 +343,13 @@ pub fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
     Device {
         serial: serial(serial_byte),
         owner,
-        name: format!("device-{serial_byte}"),
-        description: "desc".into(),
+        name: text(&format!("device-{serial_byte}")),
+        description: text("desc"),
         wormhole_slug: format!("slug-{serial_byte}"),
         facts: DeviceFacts {
-            agent_version: "1.0".into(),
-            operating_system: "Debian".into(),
-            uname: "Linux".into(),
+            agent_version: text("1.0"),
+            operating_system: text("Debian"),
+            uname: text("Linux"),
             machine_type: rpi_4b(),
             disk_capacity: Some(1 << 35),
             disk_used: None,
@@ -361,7 +366,7 @@ pub fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
 /// no token.
 pub fn created_device(owner: AccountId, serial_byte: u8) -> Device {
     let mut made = device(owner, serial_byte, t0());
-    made.description = "made by hand".into();
+    made.description = text("made by hand");
     made.wormhole_slug = format!("created-{serial_byte}");
     made.facts.disk_used = Some(1 << 30);
     made
@@ -385,7 +390,7 @@ pub fn enrolment(owner: AccountId, serial: &Serial, token: &str) -> Enrolment {
     Enrolment {
         owner,
         serial: serial.clone(),
-        name: format!("pi-{token}"),
+        name: text(&format!("pi-{token}")),
         machine_type: None,
         token: SecretHash::of(token),
         wormhole_slug: format!("slug-{token}"),
@@ -413,15 +418,19 @@ pub async fn one_enrolled_device(store: &impl Store) -> Serial {
 
 /// A port.
 pub fn port(number: u16, protocol: Protocol, name: &str) -> Port {
-    Port::new(number, protocol, name.into()).unwrap()
+    Port::new(
+        PortNumber::new(number).expect("a port number"),
+        protocol,
+        text(name),
+    )
 }
 
 /// A heartbeat report carrying every fact and no ports.
 pub fn report() -> FactsReport {
     FactsReport {
-        agent_version: Some("2.0".into()),
-        operating_system: Some("Raspberry Pi OS 12".into()),
-        uname: Some("Linux pi 6.1.0".into()),
+        agent_version: Some(text("2.0")),
+        operating_system: Some(text("Raspberry Pi OS 12")),
+        uname: Some(text("Linux pi 6.1.0")),
         machine_type: Some(rpi_4b()),
         disk_capacity: Some(Some(64_000_000_000)),
         disk_used: Some(Some(8_000_000_000)),
@@ -445,7 +454,7 @@ pub fn ports_report(ports: Vec<Port>) -> FactsReport {
 pub fn done(detail: &str) -> CommandOutcome {
     CommandOutcome {
         status: CommandStatus::Done,
-        detail: detail.into(),
+        detail: text(detail),
     }
 }
 
@@ -453,7 +462,7 @@ pub fn done(detail: &str) -> CommandOutcome {
 pub fn failed(detail: &str) -> CommandOutcome {
     CommandOutcome {
         status: CommandStatus::Failed,
-        detail: detail.into(),
+        detail: text(detail),
     }
 }
 
@@ -478,7 +487,7 @@ pub async fn take(store: &impl Store, device: &Serial, at: Timestamp) -> Vec<Com
 pub fn received() -> CommandOutcome {
     CommandOutcome {
         status: CommandStatus::Received,
-        detail: String::new(),
+        detail: text(""),
     }
 }
 

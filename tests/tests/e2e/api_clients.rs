@@ -99,7 +99,7 @@ fn walkthrough_env(command: &mut std::process::Command, fixture: &Fixture) {
         .env("DEVMGR_SERIAL", &fixture.serial);
 }
 
-#[test]
+e2e!(a_generated_python_client_logs_in_lists_reboots_and_logs_out: sqlite);
 fn a_generated_python_client_logs_in_lists_reboots_and_logs_out() {
     let fixture = fixture();
     let work = tempfile::tempdir().expect("a temporary folder");
@@ -137,7 +137,7 @@ fn a_generated_python_client_logs_in_lists_reboots_and_logs_out() {
     assert_walked(&fixture, &printed);
 }
 
-#[test]
+e2e!(a_generated_typescript_client_logs_in_lists_reboots_and_logs_out: sqlite);
 fn a_generated_typescript_client_logs_in_lists_reboots_and_logs_out() {
     let fixture = fixture();
     let node = api_tools();

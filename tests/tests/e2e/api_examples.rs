@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// Walks the document and checks every example against its schema.
 const CHECK_EXAMPLES: &str = include_str!("../../python/check_examples.py");
 
-#[test]
+e2e!(every_example_is_valid_against_its_schema: sqlite);
 fn every_example_is_valid_against_its_schema() {
     let server = Server::start();
     let reply = server.get("/openapi.json").send();
@@ -124,7 +124,7 @@ impl Examples<'_> {
     }
 }
 
-#[test]
+e2e!(the_request_examples_succeed_on_a_live_server: sqlite);
 fn the_request_examples_succeed_on_a_live_server() {
     let server = Server::builder().throttle_off().start();
     let doc = server.get("/openapi.json").send().json();
@@ -178,7 +178,7 @@ fn the_request_examples_succeed_on_a_live_server() {
     assert_eq!(examples.sent, 14);
 }
 
-#[test]
+e2e!(the_examples_of_common_failures_are_the_servers_own_words: sqlite);
 fn the_examples_of_common_failures_are_the_servers_own_words() {
     let server = Server::start();
     let doc = server.get("/openapi.json").send().json();

@@ -48,7 +48,7 @@ fn report(output: &Output) -> String {
     )
 }
 
-#[test]
+e2e!(spectral_finds_no_error_in_the_document: sqlite);
 fn spectral_finds_no_error_in_the_document() {
     let server = Server::start();
     let output = api_tools()
@@ -71,7 +71,7 @@ fn spectral_finds_no_error_in_the_document() {
     }
 }
 
-#[test]
+e2e!(redocly_finds_no_error_in_the_document: sqlite);
 fn redocly_finds_no_error_in_the_document() {
     let server = Server::start();
     let output = api_tools()

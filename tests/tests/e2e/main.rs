@@ -50,6 +50,7 @@ mod api_examples;
 mod api_lint;
 mod auth;
 mod cli;
+mod cli_limits;
 mod commands;
 mod concurrency;
 mod conventions;

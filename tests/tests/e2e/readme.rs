@@ -93,7 +93,7 @@ fn run(command: &str, vars: &[(&str, &str)]) -> (u16, String) {
     )
 }
 
-#[test]
+e2e!(the_readme_walkthrough_runs_as_written: sqlite);
 fn the_readme_walkthrough_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("the README");

@@ -24,7 +24,7 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-#[test]
+e2e!(try_it_out_logs_in_lists_and_reboots_with_the_documented_examples: sqlite);
 fn try_it_out_logs_in_lists_and_reboots_with_the_documented_examples() {
     let server = Server::start();
     let doc = server.get("/openapi.json").send().json();

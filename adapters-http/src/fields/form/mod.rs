@@ -6,11 +6,23 @@
 
 use super::field::{Field, FieldType};
 use crate::error::{ApiError, FieldErrors};
-use domain::EmailAddress;
 use domain::text::{self, TextError};
+use domain::{BoundedText, EmailAddress};
 use serde_json::{Map, Value, json};
 
 mod lists;
+
+/// DRF's wording of a domain text problem.
+pub(crate) fn text_error_message(error: TextError) -> String {
+    match error {
+        TextError::Blank => "This field may not be blank.".to_owned(),
+        TextError::TooLong { max } => {
+            format!("Ensure this field has no more than {max} characters.")
+        }
+        TextError::Nul => "Null characters are not allowed.".to_owned(),
+        TextError::BidiControl => "Bidirectional control characters are not allowed.".to_owned(),
+    }
+}
 
 /// Proof that a field's error was recorded in the [`Form`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,27 +92,24 @@ impl Form {
             value.is_empty()
         };
         if blank && !field.allow_blank {
-            self.error(field.name, TextError::Blank.to_string());
+            self.error(field.name, text_error_message(TextError::Blank));
             return None;
         }
         let mut valid = true;
         if let Some(max) = field.max_length
             && value.chars().count() > max
         {
-            self.error(
-                field.name,
-                format!("Ensure this field has no more than {max} characters."),
-            );
+            self.error(field.name, text_error_message(TextError::TooLong { max }));
             // An address gets its format checked too, as DRF's EmailField does.
             valid = field.kind == FieldType::Email;
         }
         // No database stores NUL in text, and DRF refuses it alike.
         if value.contains('\0') {
-            self.error(field.name, "Null characters are not allowed.");
+            self.error(field.name, text_error_message(TextError::Nul));
             valid = false;
         }
         if text::has_bidi_control(&value) {
-            self.error(field.name, TextError::BidiControl.to_string());
+            self.error(field.name, text_error_message(TextError::BidiControl));
             valid = false;
         }
         valid.then_some(value)
@@ -265,6 +274,26 @@ impl Form {
             return Ok(None);
         }
         self.read_text(field).map(Some).ok_or(Rejected(()))
+    }
+
+    /// A required text field read into the domain type that holds it; the
+    /// type's rule is the field's, so a refusal is a field error.
+    pub fn checked<T: BoundedText>(&mut self, field: &Field) -> Result<T, Rejected> {
+        let text = self.text(field)?;
+        T::parse(text).map_err(|e| self.error(field.name, text_error_message(e)))
+    }
+
+    /// An optional text field read into its domain type.
+    pub fn optional_checked<T: BoundedText>(
+        &mut self,
+        field: &Field,
+    ) -> Result<Option<T>, Rejected> {
+        match self.optional_text(field)? {
+            None => Ok(None),
+            Some(text) => T::parse(text)
+                .map(Some)
+                .map_err(|e| self.error(field.name, text_error_message(e))),
+        }
     }
 
     /// A required e-mail address field.

@@ -5,7 +5,9 @@ use crate::description::{Described, Resource};
 use crate::fields::{Field, FieldType};
 use application::use_cases::{CommandView, DeviceView};
 use domain::time::format_api;
-use domain::{Action, CommandState, MachineType, Port};
+use domain::{
+    Action, CommandState, DeviceDescription, DeviceName, MachineType, Port, PortName, PortNumber,
+};
 use serde::Serialize;
 
 const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Field {
@@ -13,12 +15,12 @@ const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Fiel
 }
 
 /// `name` of a device.
-pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(100);
+pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(DeviceName::MAX_CHARS);
 /// `description` of a device.
 pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
     .optional()
     .blank_ok()
-    .max(1000);
+    .max(DeviceDescription::MAX_CHARS);
 
 /// The device as PUT and PATCH see it: every field, only two writable.
 pub const DEVICE_FIELDS: &[Field] = &[
@@ -87,22 +89,22 @@ impl DeviceJson {
         let DeviceView { device, online } = view;
         let url = format!("{base_url}/devices/{}/", device.serial);
         Self {
-            agent_version: device.facts.agent_version,
+            agent_version: device.facts.agent_version.into_string(),
             created_time: format_api(device.created_time),
-            description: device.description,
+            description: device.description.into_string(),
             disk_capacity: device.facts.disk_capacity,
             disk_used: device.facts.disk_used,
             machine_type: device.facts.machine_type.code(),
             machine_type_display: device.facts.machine_type.display_name(),
-            name: device.name,
+            name: device.name.into_string(),
             online,
-            operating_system: device.facts.operating_system,
+            operating_system: device.facts.operating_system.into_string(),
             ports_url: format!("{url}ports/"),
             processor_speed: device.facts.processor_speed,
             ram_capacity: device.facts.ram_capacity,
             reboot_url: format!("{url}reboot/"),
             serial: device.serial.to_string(),
-            uname: device.facts.uname,
+            uname: device.facts.uname.into_string(),
             url,
             wormhole_slug: device.wormhole_slug,
         }
@@ -114,7 +116,8 @@ impl Described for DeviceJson {
 }
 
 /// `port` of a reported port.
-pub(crate) const PORT_NUMBER: Field = Field::integer("port", "Port").range(1, 65535);
+pub(crate) const PORT_NUMBER: Field =
+    Field::integer("port", "Port").range(PortNumber::MIN as i64, PortNumber::MAX as i64);
 /// `protocol` of a reported port.
 pub(crate) const PORT_PROTOCOL: Field =
     Field::text("protocol", "Protocol").choices(&domain::Protocol::CODES);
@@ -122,7 +125,7 @@ pub(crate) const PORT_PROTOCOL: Field =
 pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
     .optional()
     .blank_ok()
-    .max(domain::listening_port::MAX_PORT_NAME_CHARS);
+    .max(PortName::MAX_CHARS);
 /// A listening port, as reported in heartbeats and listed.
 pub const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
 
@@ -144,9 +147,9 @@ pub struct PortJson {
 impl From<&Port> for PortJson {
     fn from(port: &Port) -> Self {
         Self {
-            port: port.number,
+            port: port.number.get(),
             protocol: port.protocol.code(),
-            name: port.name.clone(),
+            name: port.name.as_str().to_owned(),
         }
     }
 }
@@ -192,7 +195,7 @@ impl From<&CommandView> for CommandRecordJson {
             issued_time: format_api(record.command.issued_time),
             delivered_time: record.delivered_time.map(format_api),
             acked_time: record.acked_time.map(format_api),
-            detail: record.detail.clone(),
+            detail: record.detail.as_str().to_owned(),
         }
     }
 }
@@ -212,8 +215,8 @@ mod tests {
         let device = Device {
             serial: Serial::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
             owner: AccountId(1),
-            name: "lab".into(),
-            description: String::new(),
+            name: DeviceName::parse("lab").unwrap(),
+            description: DeviceDescription::default(),
             wormhole_slug: "slug".into(),
             facts: DeviceFacts::default(),
             last_seen: None,
@@ -232,7 +235,11 @@ mod tests {
 
     #[test]
     fn ports_and_commands_write_their_described_fields() {
-        let port = Port::new(22, Protocol::Tcp, "ssh".into()).unwrap();
+        let port = Port::new(
+            PortNumber::new(22).unwrap(),
+            Protocol::Tcp,
+            PortName::parse("ssh").unwrap(),
+        );
         assert_described(&PortJson::from(&port));
         let command = Command {
             id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
@@ -245,7 +252,7 @@ mod tests {
                 delivered_time: None,
                 acked_time: None,
                 status: None,
-                detail: String::new(),
+                detail: domain::AckDetail::default(),
             },
             state: CommandState::Pending,
         };

@@ -71,8 +71,8 @@ impl FromForm for DeviceReplacement {
     const FIELDS: &'static [Field] = DEVICE_FIELDS;
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let name = form.text(&DEVICE_NAME);
-        let description = form.optional_text(&DEVICE_DESCRIPTION);
+        let name = form.checked(&DEVICE_NAME);
+        let description = form.optional_checked(&DEVICE_DESCRIPTION);
         Ok(Self(DeviceChanges {
             name: Some(name?),
             description: description?,
@@ -87,8 +87,8 @@ impl FromForm for DeviceChange {
     const FIELDS: &'static [Field] = DEVICE_FIELDS;
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let name = form.optional_text(&DEVICE_NAME);
-        let description = form.optional_text(&DEVICE_DESCRIPTION);
+        let name = form.optional_checked(&DEVICE_NAME);
+        let description = form.optional_checked(&DEVICE_DESCRIPTION);
         Ok(Self(DeviceChanges {
             name: name?,
             description: description?,
@@ -102,7 +102,7 @@ async fn list(
     user: User,
     BaseUrl(base): BaseUrl,
 ) -> Result<Json<Vec<DeviceJson>>, ApiError> {
-    let devices = state.app.list_devices(&user.account).await?;
+    let devices = state.app.devices.list(&user.account).await?;
     Ok(Json(
         devices
             .into_iter()
@@ -120,7 +120,8 @@ async fn detail(
 ) -> Result<Json<DeviceJson>, ApiError> {
     let view = state
         .app
-        .device(&user.account, &serial)
+        .devices
+        .get(&user.account, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(Json(DeviceJson::new(view, &base)))
@@ -157,12 +158,11 @@ async fn update(
 ) -> Result<Json<DeviceJson>, ApiError> {
     let view = state
         .app
-        .update_device(&user.account, &serial, changes)
+        .devices
+        .update(&user.account, &serial, changes)
         .await
         .map_err(|e| match e {
             UpdateDeviceError::NotFound => ApiError::NotFound,
-            UpdateDeviceError::Name(e) => ApiError::field("name", e.to_string()),
-            UpdateDeviceError::Description(e) => ApiError::field("description", e.to_string()),
             UpdateDeviceError::Store(e) => e.into(),
         })?;
     Ok(Json(DeviceJson::new(view, &base)))
@@ -174,7 +174,7 @@ async fn delete(
     user: User,
     SerialPath(serial): SerialPath,
 ) -> Result<NoContent, ApiError> {
-    if state.app.delete_device(&user.account, &serial).await? {
+    if state.app.devices.delete(&user.account, &serial).await? {
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)
@@ -189,7 +189,8 @@ async fn ports(
 ) -> Result<Json<Vec<PortJson>>, ApiError> {
     let ports = state
         .app
-        .device_ports(&user.account, &serial)
+        .devices
+        .ports(&user.account, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(Json(ports.iter().map(PortJson::from).collect()))
@@ -203,7 +204,8 @@ async fn commands(
 ) -> Result<Json<Vec<CommandRecordJson>>, ApiError> {
     let commands = state
         .app
-        .device_commands(&user.account, &serial)
+        .devices
+        .commands(&user.account, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(Json(commands.iter().map(CommandRecordJson::from).collect()))
@@ -215,7 +217,7 @@ async fn reboot(
     user: User,
     SerialPath(serial): SerialPath,
 ) -> Result<Json<Detail, 202>, ApiError> {
-    match state.app.reboot(&user.account, &serial).await {
+    match state.app.devices.reboot(&user.account, &serial).await {
         Ok(()) => Ok(Json(Detail::new("Reboot signal dispatched."))),
         Err(RebootError::NotFound) => Err(ApiError::NotFound),
         Err(RebootError::Store(e)) => Err(e.into()),

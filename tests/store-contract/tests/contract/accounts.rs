@@ -3,7 +3,7 @@
 use application::ports::{AccountRepository, CreateAccountError};
 use domain::EmailAddress;
 use domain::secret::SecretHash;
-use store_contract::{RACERS, Store, account, new_account, race, t0};
+use store_contract::{RACERS, Store, account, new_account, race, t0, text};
 
 async fn accounts_are_unique_ignoring_case_and_created_with_their_token(store: impl Store) {
     let account = AccountRepository::create(&store, new_account("Ann@Example.com", Some("tok-1")))
@@ -190,7 +190,10 @@ async fn names_passwords_and_keys_are_updated(store: impl Store) {
     let account = AccountRepository::create(&store, new_account("a@example.com", None))
         .await
         .unwrap();
-    let renamed = store.update_name(account.id, "Ada Lovelace").await.unwrap();
+    let renamed = store
+        .update_name(account.id, &text("Ada Lovelace"))
+        .await
+        .unwrap();
     assert_eq!(renamed.name, "Ada Lovelace");
     store
         .set_password(account.id, "$argon2id$new")

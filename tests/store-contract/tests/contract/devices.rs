@@ -9,7 +9,7 @@ use domain::secret::SecretHash;
 use domain::{Device, DeviceFacts, FactsReport, MachineType, Protocol};
 use store_contract::{
     RACERS, Store, account, ack, created_device, device, done, enrol, enrolment, ids, minutes,
-    new_account, port, ports_report, queue, race, report, rpi_4b, serial, t0, take,
+    new_account, port, ports_report, queue, race, report, rpi_4b, serial, t0, take, text,
 };
 
 /// The device is stored exactly as `device`, for its owner and by its token.
@@ -74,8 +74,8 @@ async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
     let expected = Device {
         serial: pi.clone(),
         owner: ann.id,
-        name: "pi-tok-1".into(),
-        description: String::new(),
+        name: text("pi-tok-1"),
+        description: text(""),
         wormhole_slug: "slug-tok-1".into(),
         facts: DeviceFacts::default(),
         last_seen: None,
@@ -118,7 +118,7 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
             &pi,
             &DeviceChanges {
                 name: None,
-                description: Some("in the attic".into()),
+                description: Some(text("in the attic")),
             },
         )
         .await
@@ -135,7 +135,7 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
 
     // Again with a machine type: the type changes too.
     let mut again = enrolment(ann.id, &pi, "new-token");
-    again.name = "renamed".into();
+    again.name = text("renamed");
     again.machine_type = Some(MachineType::from_code("rpi_5").unwrap());
     again.wormhole_slug = "another-slug".into();
     // Offline again: the heartbeat at one minute is older than this.
@@ -143,7 +143,7 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
     again.online_after = t0() + minutes(1);
     let rekeyed = store.enroll(&again).await.unwrap();
     let expected = Device {
-        name: "renamed".into(),
+        name: text("renamed"),
         facts: DeviceFacts {
             machine_type: MachineType::from_code("rpi_5").unwrap(),
             ..before.facts.clone()
@@ -175,13 +175,13 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
 
     // Again without a machine type: the type stays.
     let mut third = enrolment(ann.id, &pi, "third-token");
-    third.name = "renamed again".into();
+    third.name = text("renamed again");
     third.online_after = t0() + minutes(1);
     let rekeyed = store.enroll(&third).await.unwrap();
     assert_eq!(
         rekeyed,
         Device {
-            name: "renamed again".into(),
+            name: text("renamed again"),
             ..expected
         }
     );
@@ -277,12 +277,12 @@ async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl S
     DeviceRepository::create(&store, &made).await.unwrap();
 
     let mut e = enrolment(ann.id, &made.serial, "first-token");
-    e.name = "enrolled".into();
+    e.name = text("enrolled");
     // Offline: it was last seen when it was created.
     e.online_after = made.last_seen.unwrap();
     let enrolled = store.enroll(&e).await.unwrap();
     let expected = Device {
-        name: "enrolled".into(),
+        name: text("enrolled"),
         ..made
     };
     assert_eq!(enrolled, expected);
@@ -305,14 +305,14 @@ async fn an_update_changes_only_the_fields_given(store: impl Store) {
             ann.id,
             &made.serial,
             &DeviceChanges {
-                name: Some("kitchen".into()),
+                name: Some(text("kitchen")),
                 description: None,
             },
         )
         .await
         .unwrap();
     let expected = Device {
-        name: "kitchen".into(),
+        name: text("kitchen"),
         ..made.clone()
     };
     assert_eq!(renamed, Some(expected.clone()));
@@ -323,13 +323,13 @@ async fn an_update_changes_only_the_fields_given(store: impl Store) {
             &made.serial,
             &DeviceChanges {
                 name: None,
-                description: Some("by the fridge".into()),
+                description: Some(text("by the fridge")),
             },
         )
         .await
         .unwrap();
     let expected = Device {
-        description: "by the fridge".into(),
+        description: text("by the fridge"),
         ..expected
     };
     assert_eq!(described, Some(expected.clone()));
@@ -339,15 +339,15 @@ async fn an_update_changes_only_the_fields_given(store: impl Store) {
             ann.id,
             &made.serial,
             &DeviceChanges {
-                name: Some("hall".into()),
-                description: Some(String::new()),
+                name: Some(text("hall")),
+                description: Some(text("")),
             },
         )
         .await
         .unwrap();
     let expected = Device {
-        name: "hall".into(),
-        description: String::new(),
+        name: text("hall"),
+        description: text(""),
         ..expected
     };
     assert_eq!(both, Some(expected.clone()));
@@ -369,8 +369,8 @@ async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: impl St
     let bobs = created_device(bob.id, 1);
     DeviceRepository::create(&store, &bobs).await.unwrap();
     let changes = DeviceChanges {
-        name: Some("stolen".into()),
-        description: Some("mine now".into()),
+        name: Some(text("stolen")),
+        description: Some(text("mine now")),
     };
 
     assert_eq!(
@@ -557,9 +557,9 @@ async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
     store.record_heartbeat(&pi, &report(), seen).await.unwrap();
     let after = store.find_for(ann.id, &pi).await.unwrap().unwrap();
     let full_facts = DeviceFacts {
-        agent_version: "2.0".into(),
-        operating_system: "Raspberry Pi OS 12".into(),
-        uname: "Linux pi 6.1.0".into(),
+        agent_version: text("2.0"),
+        operating_system: text("Raspberry Pi OS 12"),
+        uname: text("Linux pi 6.1.0"),
         machine_type: rpi_4b(),
         disk_capacity: Some(64_000_000_000),
         disk_used: Some(8_000_000_000),
@@ -579,7 +579,7 @@ async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
     // Present facts replace, absent ones stay, `Some(None)` disks become unknown.
     let later = t0() + minutes(2);
     let partial = FactsReport {
-        agent_version: Some("2.1".into()),
+        agent_version: Some(text("2.1")),
         disk_capacity: Some(None),
         disk_used: Some(None),
         ram_capacity: Some(16384),
@@ -591,7 +591,7 @@ async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
         after,
         Device {
             facts: DeviceFacts {
-                agent_version: "2.1".into(),
+                agent_version: text("2.1"),
                 disk_capacity: None,
                 disk_used: None,
                 ram_capacity: 16384,
@@ -654,7 +654,7 @@ async fn racing_creations_of_one_serial_make_one_device(store: impl Store) {
         let store = store.clone();
         let owner = if i % 2 == 0 { ann.id } else { bob.id };
         let mut made = created_device(owner, 1);
-        made.name = format!("device-{i}");
+        made.name = text(&format!("device-{i}"));
         made.wormhole_slug = format!("created-{i}");
         async move { (DeviceRepository::create(&store, &made).await, made) }
     })
@@ -705,7 +705,7 @@ async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
     );
     for (i, device) in enrolled.iter().enumerate() {
         let expected = Device {
-            name: format!("pi-tok-{i}"),
+            name: text(&format!("pi-tok-{i}")),
             ..first.clone()
         };
         assert_eq!(device, &expected, "enrolment {i}");
@@ -733,7 +733,7 @@ async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
         }
     }
     assert_eq!(current.len(), 1, "current tokens: {current:?}");
-    assert_eq!(stored.name, format!("pi-tok-{}", current[0]));
+    assert_eq!(stored.name.as_str(), format!("pi-tok-{}", current[0]));
 }
 
 store_contract::contract_tests!(

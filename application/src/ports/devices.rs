@@ -1,0 +1,189 @@
+//! The ports of devices: devices with their credentials and facts, and their commands.
+
+use async_trait::async_trait;
+#[cfg(any(test, feature = "mocks"))]
+use mockall::automock;
+
+use super::StoreError;
+use domain::secret::SecretHash;
+use domain::{
+    AccountId, Command, CommandOutcome, CommandRecord, Device, DeviceDescription, DeviceName,
+    FactsReport, MachineType, Port, Serial, Timestamp,
+};
+use thiserror::Error;
+
+/// Why a device could not be created.
+#[derive(Debug, Error)]
+pub enum CreateDeviceError {
+    /// A device with this serial exists (in any account).
+    #[error("a device with this serial already exists")]
+    DuplicateSerial,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Changes to the fields a user may edit; `None` keeps a field as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeviceChanges {
+    /// A new name.
+    pub name: Option<DeviceName>,
+    /// A new description.
+    pub description: Option<DeviceDescription>,
+}
+
+/// A device enrolling through its agent, or enrolling again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enrolment {
+    /// The account of the install token.
+    pub owner: AccountId,
+    /// The device's serial.
+    pub serial: Serial,
+    /// Its name.
+    pub name: DeviceName,
+    /// Its machine type, when the agent sent one.
+    pub machine_type: Option<MachineType>,
+    /// The hash of its new device token.
+    pub token: SecretHash,
+    /// A wormhole slug, used only when the device is new.
+    pub wormhole_slug: String,
+    /// Now: the creation time of a new device.
+    pub now: Timestamp,
+    /// A device whose last heartbeat is later than this is online, and is
+    /// not re-keyed.
+    pub online_after: Timestamp,
+}
+
+/// Why a device could not enrol.
+#[derive(Debug, Error)]
+pub enum EnrolError {
+    /// The serial belongs to a device of another account.
+    #[error("this serial belongs to another account")]
+    ForeignSerial,
+    /// The account's device with this serial is online: re-keying it would
+    /// cut off the running agent.
+    #[error("this device is online")]
+    Online,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Devices.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait DeviceRepository: Send + Sync {
+    /// Every device of the account, by creation time then serial.
+    async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError>;
+    /// One device, only if it belongs to `owner`.
+    async fn find_for(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Device>, StoreError>;
+    /// Stores a new device. Must return [`CreateDeviceError::DuplicateSerial`]
+    /// when the serial is taken.
+    async fn create(&self, device: &Device) -> Result<(), CreateDeviceError>;
+    /// Applies the changes to a device of `owner`; the updated device, or
+    /// `None` when `owner` has no such device.
+    async fn update(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        changes: &DeviceChanges,
+    ) -> Result<Option<Device>, StoreError>;
+    /// Deletes a device of `owner` with its credential, ports and commands,
+    /// and wakes its long polls. Returns whether there was one.
+    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError>;
+    /// The ports last reported for a device of `owner` (ascending); `None`
+    /// when `owner` has no such device.
+    async fn ports(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+    ) -> Result<Option<Vec<Port>>, StoreError>;
+    /// Atomically: creates the device with the given token, or, when the
+    /// owner already has a device with this serial and it is offline, gives
+    /// it the new token (ending the old one), the name, and the machine type
+    /// when sent. Returns the device as stored; [`EnrolError::Online`] when
+    /// the device is online.
+    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError>;
+    /// The device a device token belongs to, if the token is current.
+    async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError>;
+    /// Records a heartbeat at `now` and takes over the facts (and ports)
+    /// it reports.
+    async fn record_heartbeat(
+        &self,
+        serial: &Serial,
+        report: &FactsReport,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+}
+
+/// Waits for commands queued for one device (see [`CommandRepository::listen`]).
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait CommandListener: Send {
+    /// Returns once a command may have been queued for the device since the
+    /// listener was made, or after `timeout`.
+    async fn wait(&mut self, timeout: std::time::Duration);
+}
+
+/// Commands waiting for devices.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait CommandRepository: Send + Sync {
+    /// Queues a reboot for the device unless one issued after `lapse_before`
+    /// has not ended yet (pending, delivered or received), and wakes its
+    /// listeners. Returns whether a new command was queued.
+    async fn queue_reboot(
+        &self,
+        device: &Serial,
+        command_id: &str,
+        now: Timestamp,
+        lapse_before: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// Hands out the device's commands that are due, oldest first: never
+    /// acknowledged, issued after `lapse_before`, and either never handed out
+    /// or last handed out at or before `redeliver_before`. Each is marked
+    /// delivered at `now`; of polls racing for one command, one gets it.
+    async fn take_due(
+        &self,
+        device: &Serial,
+        now: Timestamp,
+        lapse_before: Timestamp,
+        redeliver_before: Timestamp,
+    ) -> Result<Vec<Command>, StoreError>;
+    /// When the earliest of the device's commands that were handed out and
+    /// never acknowledged (issued after `lapse_before`) was last handed out:
+    /// it is due again a redelivery period later.
+    async fn last_unacknowledged_delivery(
+        &self,
+        device: &Serial,
+        lapse_before: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError>;
+    /// Records what the agent reports of a command of the device: `received`
+    /// only while nothing is reported yet, `done` or `failed` unless one of
+    /// them is reported already. Returns whether the device has a command
+    /// with this id.
+    async fn acknowledge(
+        &self,
+        device: &Serial,
+        command_id: &str,
+        outcome: &CommandOutcome,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// The device's `limit` most recently requested commands, newest first
+    /// (in the order they were requested, also within one second).
+    async fn history(
+        &self,
+        device: &Serial,
+        limit: usize,
+    ) -> Result<Vec<CommandRecord>, StoreError>;
+    /// Forgets commands issued before `issued_before` (acknowledged or lapsed
+    /// long ago).
+    async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError>;
+    /// Starts listening for commands queued for the device from now on.
+    /// Listen before looking for pending commands, so none slips between.
+    fn listen(&self, device: &Serial) -> Box<dyn CommandListener>;
+}

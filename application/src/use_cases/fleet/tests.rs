@@ -1,0 +1,311 @@
+//! Unit tests of [`super`], over mocked ports.
+
+use super::*;
+use crate::ports::MockCommandListener;
+use crate::use_cases::test_support::{Harness, account, device, now, text};
+use chrono::Duration as Span;
+use domain::{AccountId, Action, CommandStatus, Port, Protocol};
+use mockall::Sequence;
+
+fn reboot() -> Command {
+    Command {
+        id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+        action: Action::Reboot,
+        issued_time: now(),
+    }
+}
+
+fn request(serial: Option<Serial>) -> InstallRequest {
+    InstallRequest {
+        install_token: "t".repeat(32),
+        name: text("kitchen"),
+        serial,
+        machine_type: None,
+    }
+}
+
+#[tokio::test]
+async fn install_enrols_in_the_install_tokens_account_with_a_hashed_token() {
+    let mut h = Harness::new();
+    h.accounts
+        .expect_find_by_install_token()
+        .withf(|token| token == "t".repeat(32))
+        .returning(|_| Ok(Some(account(true, None))));
+    let serial = Serial::from_random_bytes([9; 16]);
+    let wanted = serial.clone();
+    h.devices
+        .expect_enroll()
+        .withf(move |e| {
+            e.owner == AccountId(7)
+                && e.serial == wanted
+                && e.name == "kitchen"
+                && e.now == now()
+                && e.online_after == now() - chrono::Duration::seconds(90)
+        })
+        .times(1)
+        .returning(|_| Ok(device(None)));
+    let installed = h.app().fleet.install(request(Some(serial))).await.unwrap();
+    assert_eq!(installed.device_token.len(), 40);
+    assert_eq!(installed.device.name, "pi");
+}
+
+#[tokio::test]
+async fn the_enrolled_token_is_the_hash_of_the_one_shown() {
+    let mut h = Harness::new();
+    h.accounts
+        .expect_find_by_install_token()
+        .returning(|_| Ok(Some(account(true, None))));
+    let stored = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = stored.clone();
+    h.devices.expect_enroll().returning(move |e| {
+        *seen.lock().unwrap() = Some(e.token.clone());
+        Ok(device(None))
+    });
+    let installed = h.app().fleet.install(request(None)).await.unwrap();
+    assert_eq!(
+        stored.lock().unwrap().clone(),
+        Some(SecretHash::of(&installed.device_token))
+    );
+}
+
+#[tokio::test]
+async fn install_refuses_unknown_tokens_and_foreign_serials() {
+    let mut h = Harness::new();
+    let mut accounts = vec![Ok(Some(account(true, None))), Ok(None)];
+    h.accounts
+        .expect_find_by_install_token()
+        .times(2)
+        .returning(move |_| accounts.pop().expect("two calls"));
+    h.devices
+        .expect_enroll()
+        .returning(|_| Err(EnrolError::ForeignSerial));
+    let app = h.app();
+    assert!(matches!(
+        app.fleet.install(request(None)).await,
+        Err(InstallError::InvalidInstallToken)
+    ));
+    assert!(matches!(
+        app.fleet.install(request(None)).await,
+        Err(InstallError::ForeignSerial)
+    ));
+}
+
+#[tokio::test]
+async fn an_unverified_account_cannot_enrol_devices() {
+    let mut h = Harness::new();
+    h.accounts
+        .expect_find_by_install_token()
+        .returning(|_| Ok(Some(account(false, None))));
+    h.devices.expect_enroll().never();
+    assert!(matches!(
+        h.app().fleet.install(request(None)).await,
+        Err(InstallError::Unverified)
+    ));
+}
+
+#[tokio::test]
+async fn an_online_device_is_not_re_keyed() {
+    let mut h = Harness::new();
+    h.accounts
+        .expect_find_by_install_token()
+        .returning(|_| Ok(Some(account(true, None))));
+    h.devices
+        .expect_enroll()
+        .returning(|_| Err(EnrolError::Online));
+    assert!(matches!(
+        h.app().fleet.install(request(None)).await,
+        Err(InstallError::Online)
+    ));
+}
+
+#[tokio::test]
+async fn a_heartbeat_records_sorted_ports_and_hands_out_commands() {
+    let mut h = Harness::new();
+    h.devices
+        .expect_record_heartbeat()
+        .withf(|_, report, at| {
+            let ports: Vec<u16> = report
+                .ports
+                .iter()
+                .flatten()
+                .map(|p| p.number.get())
+                .collect();
+            ports == [22, 80] && *at == now()
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    h.commands
+        .expect_take_due()
+        .withf(|_, at, lapse, redeliver| {
+            *at == now()
+                && *lapse == now() - Span::minutes(10)
+                && *redeliver == now() - Span::seconds(15)
+        })
+        .returning(|_, _, _, _| Ok(vec![reboot()]));
+    let report = FactsReport {
+        ports: Some(vec![
+            Port::new(
+                domain::PortNumber::new(80).unwrap(),
+                Protocol::Tcp,
+                text("nginx"),
+            ),
+            Port::new(
+                domain::PortNumber::new(22).unwrap(),
+                Protocol::Tcp,
+                text("sshd"),
+            ),
+        ]),
+        ..FactsReport::default()
+    };
+    let reply = h
+        .app()
+        .fleet
+        .heartbeat(&device(None), report)
+        .await
+        .unwrap();
+    assert_eq!(reply.commands, [reboot()]);
+    assert_eq!(reply.heartbeat_interval, 30);
+}
+
+#[tokio::test]
+async fn a_poll_returns_pending_commands_without_waiting() {
+    let mut h = Harness::new();
+    h.commands.expect_listen().times(1).returning(|_| {
+        let mut listener = MockCommandListener::new();
+        listener.expect_wait().never();
+        Box::new(listener)
+    });
+    h.commands
+        .expect_take_due()
+        .returning(|_, _, _, _| Ok(vec![reboot()]));
+    let commands = h
+        .app()
+        .fleet
+        .poll_commands(&device(None), Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(commands, [reboot()]);
+}
+
+#[tokio::test]
+async fn a_poll_listens_before_looking_and_looks_again_when_woken() {
+    let mut h = Harness::new();
+    let mut seq = Sequence::new();
+    h.commands
+        .expect_listen()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_| {
+            let mut listener = MockCommandListener::new();
+            listener
+                .expect_wait()
+                .withf(|timeout| *timeout == Duration::from_secs(30))
+                .times(1)
+                .returning(|_| ());
+            Box::new(listener)
+        });
+    h.commands
+        .expect_take_due()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _| Ok(vec![]));
+    h.commands
+        .expect_last_unacknowledged_delivery()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _| Ok(None));
+    h.commands
+        .expect_take_due()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _| Ok(vec![reboot()]));
+    let commands = h
+        .app()
+        .fleet
+        .poll_commands(&device(None), Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(commands, [reboot()]);
+}
+
+#[tokio::test]
+async fn a_poll_without_wait_looks_once() {
+    let mut h = Harness::new();
+    h.commands.expect_listen().times(1).returning(|_| {
+        let mut listener = MockCommandListener::new();
+        listener.expect_wait().never();
+        Box::new(listener)
+    });
+    h.commands
+        .expect_take_due()
+        .times(1)
+        .returning(|_, _, _, _| Ok(vec![]));
+    let commands = h
+        .app()
+        .fleet
+        .poll_commands(&device(None), Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(commands.is_empty());
+}
+
+#[tokio::test]
+async fn a_poll_waits_no_longer_than_until_an_unacknowledged_command_is_due_again() {
+    let mut h = Harness::new();
+    h.commands.expect_listen().times(1).returning(|_| {
+        let mut listener = MockCommandListener::new();
+        // Handed out 5 s ago: due again in 10 s (and a little).
+        listener
+            .expect_wait()
+            .withf(|timeout| {
+                (Duration::from_secs(10)..Duration::from_millis(10_100)).contains(timeout)
+            })
+            .times(1)
+            .returning(|_| ());
+        Box::new(listener)
+    });
+    let mut seq = Sequence::new();
+    h.commands
+        .expect_take_due()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _| Ok(vec![]));
+    h.commands
+        .expect_last_unacknowledged_delivery()
+        .withf(|_, lapse| *lapse == now() - Span::minutes(10))
+        .returning(|_, _| Ok(Some(now() - Span::seconds(5))));
+    h.commands
+        .expect_take_due()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _| Ok(vec![reboot()]));
+    let commands = h
+        .app()
+        .fleet
+        .poll_commands(&device(None), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(commands, [reboot()]);
+}
+
+#[tokio::test]
+async fn acknowledging_reports_whether_the_command_is_the_devices() {
+    let mut h = Harness::new();
+    h.commands
+        .expect_acknowledge()
+        .withf(|_, id, outcome, at| {
+            id == "abc" && outcome.status == CommandStatus::Failed && *at == now()
+        })
+        .returning(|_, _, _, _| Ok(false));
+    let outcome = CommandOutcome {
+        status: CommandStatus::Failed,
+        detail: text("exit status 1"),
+    };
+    assert!(
+        !h.app()
+            .fleet
+            .acknowledge(&device(None), "abc", outcome)
+            .await
+            .unwrap()
+    );
+}

@@ -1,0 +1,222 @@
+//! Unit tests of [`super`], over mocked ports.
+
+use super::*;
+use crate::ports::Admission;
+use crate::use_cases::test_support::{Harness, account, email, now};
+use domain::AccountId;
+use mockall::predicate::eq;
+
+#[tokio::test]
+async fn a_verified_account_with_the_right_password_gets_a_new_token() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(true, Some("hash")))));
+    h.hasher
+        .expect_verify()
+        .withf(|password, hash| password == "s3cret-pass" && hash.as_deref() == Some("hash"))
+        .returning(|_, _| Ok(true));
+    h.tokens
+        .expect_issue()
+        .withf(|id, _, _| id.0 == 7)
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let token = h
+        .app()
+        .sessions
+        .login(&email(), "s3cret-pass")
+        .await
+        .unwrap();
+    assert_eq!(token.len(), 40);
+}
+
+#[tokio::test]
+async fn an_unknown_address_still_costs_a_verification() {
+    let mut h = Harness::new().never_locked();
+    h.accounts.expect_find_by_email().returning(|_| Ok(None));
+    h.hasher
+        .expect_verify()
+        .withf(|_, hash| hash.is_none())
+        .times(1)
+        .returning(|_, _| Ok(false));
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "whatever")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LoginError::InvalidCredentials));
+}
+
+#[tokio::test]
+async fn a_wrong_password_is_refused() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(true, Some("hash")))));
+    h.hasher.expect_verify().returning(|_, _| Ok(false));
+    let err = h.app().sessions.login(&email(), "wrong").await.unwrap_err();
+    assert!(matches!(err, LoginError::InvalidCredentials));
+}
+
+#[tokio::test]
+async fn an_account_without_a_password_cannot_log_in() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(true, None))));
+    h.hasher
+        .expect_verify()
+        .withf(|_, hash| hash.is_none())
+        .returning(|_, _| Ok(false));
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "anything")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LoginError::InvalidCredentials));
+}
+
+#[tokio::test]
+async fn an_unverified_address_is_refused_after_the_password_check() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(false, Some("hash")))));
+    h.hasher.expect_verify().returning(|_, _| Ok(true));
+    let err = h.app().sessions.login(&email(), "right").await.unwrap_err();
+    assert!(matches!(err, LoginError::EmailNotVerified));
+}
+
+#[tokio::test]
+async fn storage_failures_surface() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Err(StoreError::message("disk on fire")));
+    let err = h.app().sessions.login(&email(), "x").await.unwrap_err();
+    assert!(matches!(err, LoginError::Store(_)));
+}
+
+#[tokio::test]
+async fn logout_revokes_the_hash_of_the_presented_token() {
+    let mut h = Harness::new();
+    h.tokens
+        .expect_revoke()
+        .with(eq(SecretHash::of("abc")))
+        .times(1)
+        .returning(|_| Ok(()));
+    h.app().sessions.logout("abc").await.unwrap();
+}
+
+#[tokio::test]
+async fn logging_out_everywhere_revokes_every_token_of_the_account() {
+    let mut h = Harness::new();
+    h.tokens
+        .expect_revoke_all()
+        .with(eq(AccountId(7)))
+        .times(1)
+        .returning(|_| Ok(()));
+    h.app()
+        .sessions
+        .logout_everywhere(&account(true, None))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn authenticate_looks_tokens_up_by_hash() {
+    let mut h = Harness::new();
+    h.tokens
+        .expect_account_for()
+        .with(eq(SecretHash::of("abc")))
+        .returning(|_| Ok(Some(account(true, None))));
+    assert!(
+        h.app()
+            .sessions
+            .authenticate("abc")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn a_locked_address_is_refused_before_any_password_check() {
+    let mut h = Harness::new();
+    h.login_attempts
+        .expect_admit()
+        .withf(|address, at, _| address == "owner@example.com" && *at == now())
+        .returning(|_, _, _| {
+            Ok(Admission::Locked(
+                now() + chrono::Duration::milliseconds(90_500),
+            ))
+        });
+    h.accounts.expect_find_by_email().never();
+    h.hasher.expect_verify().never();
+    let err = h.app().sessions.login(&email(), "right").await.unwrap_err();
+    assert!(matches!(
+        err,
+        LoginError::LockedOut {
+            retry_after_secs: 91
+        }
+    ));
+}
+
+#[tokio::test]
+async fn an_attempt_is_counted_against_the_address_before_the_password_is_checked() {
+    let mut h = Harness::new();
+    let mut order = mockall::Sequence::new();
+    h.login_attempts
+        .expect_admit()
+        .withf(|address, at, policy| {
+            address == "owner@example.com"
+                && *at == now()
+                && policy.max_failures == 5
+                && policy.period == chrono::Duration::minutes(15)
+        })
+        .times(1)
+        .in_sequence(&mut order)
+        .returning(|_, _, _| Ok(Admission::Admitted));
+    h.accounts.expect_find_by_email().returning(|_| Ok(None));
+    h.hasher
+        .expect_verify()
+        .times(1)
+        .in_sequence(&mut order)
+        .returning(|_, _| Ok(false));
+    h.login_attempts.expect_clear().never();
+    let err = h.app().sessions.login(&email(), "wrong").await.unwrap_err();
+    assert!(matches!(err, LoginError::InvalidCredentials));
+}
+
+#[tokio::test]
+async fn a_right_password_clears_the_failures() {
+    let mut h = Harness::new();
+    h.login_attempts
+        .expect_admit()
+        .returning(|_, _, _| Ok(Admission::Admitted));
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(true, Some("hash")))));
+    h.hasher.expect_verify().returning(|_, _| Ok(true));
+    h.login_attempts
+        .expect_clear()
+        .with(eq("owner@example.com"))
+        .times(1)
+        .returning(|_| Ok(()));
+    h.tokens.expect_issue().returning(|_, _, _| Ok(()));
+    h.app().sessions.login(&email(), "right").await.unwrap();
+}
+
+#[tokio::test]
+async fn without_a_lockout_policy_nothing_is_counted() {
+    let mut h = Harness::new();
+    h.login_attempts.expect_admit().never();
+    h.login_attempts.expect_clear().never();
+    h.accounts.expect_find_by_email().returning(|_| Ok(None));
+    h.hasher.expect_verify().returning(|_, _| Ok(false));
+    let app = h.app_with(|settings| settings.login_lockout = None);
+    let err = app.sessions.login(&email(), "wrong").await.unwrap_err();
+    assert!(matches!(err, LoginError::InvalidCredentials));
+}
