@@ -1,12 +1,12 @@
 //! `devmgr-agent install` against a stub server.
 
-use crate::support::{Reply, SERIAL, StubServer, agent, agent_command, agent_with_stdin};
+use crate::support::{Reply, SERIAL, StubServer, agent};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn installing_server() -> StubServer {
+pub fn installing_server() -> StubServer {
     StubServer::start(|request, earlier| {
         assert!(request.is("POST", "/install/"), "{request:?}");
         let body = request.json();
@@ -31,7 +31,7 @@ fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn stdout_json(output: &std::process::Output) -> serde_json::Value {
+pub fn stdout_json(output: &std::process::Output) -> serde_json::Value {
     let stdout = String::from_utf8(output.stdout.clone()).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     serde_json::from_str(&stdout).unwrap()
@@ -190,120 +190,6 @@ fn an_unreachable_server_fails_with_a_message() {
     assert!(!config.exists());
 }
 
-/// A server that answers `failures` in turn, then enrols.
-fn server_failing_first(failures: Vec<Reply>) -> StubServer {
-    StubServer::start(move |_, earlier| match failures.get(earlier.len()) {
-        Some(failure) => failure.clone(),
-        None => Reply::json(
-            201,
-            json!({
-                "serial": SERIAL,
-                "device_token": format!("{:040x}", 1),
-                "url": format!("http://devmgr.test/devices/{SERIAL}/"),
-            }),
-        ),
-    })
-}
-
-fn install_against(server: &StubServer, config: &Path, extra: &[&str]) -> std::process::Output {
-    let config = config.to_str().unwrap();
-    let install = [
-        "install",
-        "--server",
-        server.url(),
-        "--token",
-        "good-token",
-        "--config",
-        config,
-    ];
-    agent(&joined(&install, extra))
-}
-
-#[test]
-fn install_waits_as_retry_after_says_while_throttled_then_enrols() {
-    let throttled = Reply::json(
-        429,
-        json!({"detail": "Request was throttled. Expected available in 1 seconds."}),
-    )
-    .header("Retry-After", "1");
-    let server = server_failing_first(vec![throttled.clone(), throttled]);
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let output = install_against(&server, &config, &[]);
-    assert!(output.status.success(), "{output:?}");
-    assert_eq!(stdout_json(&output)["serial"], SERIAL);
-    assert!(config.exists());
-
-    let arrivals: Vec<_> = server.requests().iter().map(|r| r.received).collect();
-    assert_eq!(arrivals.len(), 3);
-    for pair in arrivals.windows(2) {
-        let gap = pair[1] - pair[0];
-        // Retry-After: 1, plus at most half of the growing wait.
-        assert!(
-            gap >= Duration::from_secs(1) && gap < Duration::from_millis(2500),
-            "{gap:?}"
-        );
-    }
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(stderr.matches("trying again").count(), 2, "{stderr}");
-    assert!(stderr.contains("429"), "{stderr}");
-    assert!(stderr.contains("retry_in_seconds=1"), "{stderr}");
-}
-
-#[test]
-fn install_tries_again_after_a_server_error() {
-    let server = server_failing_first(vec![Reply::json(
-        503,
-        json!({"detail": "A server error occurred."}),
-    )]);
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let output = install_against(&server, &config, &[]);
-    assert!(output.status.success(), "{output:?}");
-    assert_eq!(server.requests().len(), 2);
-    assert!(config.exists());
-}
-
-#[test]
-fn install_gives_up_when_retry_for_runs_out() {
-    let server =
-        StubServer::start(|_, _| Reply::json(503, json!({"detail": "A server error occurred."})));
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let started = Instant::now();
-    let output = install_against(&server, &config, &["--retry-for", "2"]);
-    let took = started.elapsed();
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert!(took < Duration::from_secs(5), "{took:?}");
-    let attempts = server.requests().len();
-    assert!((2..=3).contains(&attempts), "{attempts} attempts");
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    let last_line = stderr.lines().last().unwrap();
-    assert!(last_line.starts_with("error: "), "{stderr}");
-    assert!(
-        last_line.contains("503 Service Unavailable): A server error occurred."),
-        "{stderr}"
-    );
-    assert!(
-        last_line.contains(&format!("gave up after {attempts} attempts")),
-        "{stderr}"
-    );
-    assert!(!config.exists());
-}
-
-#[test]
-fn install_refused_with_another_4xx_fails_at_once() {
-    let server = StubServer::start(|_, _| Reply::json(403, json!({"detail": "Forbidden."})));
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let output = install_against(&server, &config, &[]);
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert_eq!(server.requests().len(), 1);
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("Forbidden."), "{stderr}");
-    assert!(!stderr.contains("trying again"), "{stderr}");
-}
-
 #[test]
 fn a_config_that_cannot_be_written_stops_install_before_enrolling() {
     let server = installing_server();
@@ -332,115 +218,6 @@ fn a_config_that_cannot_be_written_stops_install_before_enrolling() {
 }
 
 /// `first` then `second`.
-fn joined<'a>(first: &[&'a str], second: &[&'a str]) -> Vec<&'a str> {
+pub fn joined<'a>(first: &[&'a str], second: &[&'a str]) -> Vec<&'a str> {
     [first, second].concat()
-}
-
-/// The install token each of `installing_server`'s requests carried.
-fn tokens_received(server: &StubServer) -> Vec<String> {
-    server
-        .requests()
-        .iter()
-        .map(|request| request.json()["install_token"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-#[test]
-fn the_token_comes_from_a_file_stdin_or_the_environment_without_its_line_ending() {
-    let server = installing_server();
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let config = config.to_str().unwrap();
-    let install = ["install", "--server", server.url(), "--config", config];
-
-    for contents in ["good-token\n", "good-token\r\n", "good-token"] {
-        let token_file = directory.path().join("token");
-        std::fs::write(&token_file, contents).unwrap();
-        let output = agent(&joined(
-            &install,
-            &["--token-file", token_file.to_str().unwrap()],
-        ));
-        assert!(output.status.success(), "{contents:?}: {output:?}");
-    }
-    let output = agent_with_stdin(&joined(&install, &["--token", "-"]), b"good-token\n");
-    assert!(output.status.success(), "stdin: {output:?}");
-    let output = agent_command(&install)
-        .env("DEVMGR_AGENT_INSTALL_TOKEN", "good-token\n")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "environment: {output:?}");
-
-    assert_eq!(tokens_received(&server), vec!["good-token"; 5]);
-}
-
-#[test]
-fn only_one_line_ending_is_stripped_from_the_token() {
-    let server = installing_server();
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let output = agent_with_stdin(
-        &[
-            "install",
-            "--server",
-            server.url(),
-            "--token",
-            "-",
-            "--config",
-            config.to_str().unwrap(),
-        ],
-        b"good-token\n\n",
-    );
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert_eq!(tokens_received(&server), vec!["good-token\n"]);
-}
-
-#[test]
-fn the_token_must_come_from_exactly_one_source() {
-    let server = installing_server();
-    let directory = tempfile::tempdir().unwrap();
-    let config = directory.path().join("config.json");
-    let token_file = directory.path().join("token");
-    std::fs::write(&token_file, "good-token\n").unwrap();
-    let install = [
-        "install",
-        "--server",
-        server.url(),
-        "--config",
-        config.to_str().unwrap(),
-    ];
-    let token_file = token_file.to_str().unwrap();
-    let cases: [(&[&str], Option<&str>, &str); 6] = [
-        (&[], None, "no install token"),
-        (&["--token", "-"], None, "is empty"),
-        (
-            &["--token", "good-token", "--token-file", token_file],
-            None,
-            "cannot be used with",
-        ),
-        (
-            &["--token", "good-token"],
-            Some("good-token"),
-            "exactly one",
-        ),
-        (&["--token", "-"], Some("good-token"), "exactly one"),
-        (
-            &["--token-file", token_file],
-            Some("good-token"),
-            "exactly one",
-        ),
-    ];
-    for (extra, environment, message) in cases {
-        let mut command = agent_command(&joined(&install, extra));
-        if let Some(value) = environment {
-            command.env("DEVMGR_AGENT_INSTALL_TOKEN", value);
-        }
-        let output = command.output().unwrap();
-        let stderr = String::from_utf8(output.stderr).unwrap();
-        assert_eq!(output.status.code(), Some(1), "{extra:?}: {stderr}");
-        assert!(output.stdout.is_empty());
-        assert!(stderr.contains(message), "{extra:?}: {stderr}");
-        assert!(!stderr.contains("good-token"), "{extra:?}: {stderr}");
-    }
-    assert!(server.requests().is_empty(), "{:#?}", server.requests());
-    assert!(!config.exists());
 }

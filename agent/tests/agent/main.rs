@@ -3,8 +3,13 @@
 
 mod cli;
 mod hostile_server;
+mod hostile_support;
+mod hostile_text;
 mod install;
+mod install_retries;
+mod install_token;
 mod redelivery;
 mod run_loop;
 mod signals;
+mod stub_server;
 mod support;

@@ -1,17 +1,10 @@
-//! The API's own description: `GET /openapi.json` (an OpenAPI 3.1 document
-//! that a validator accepts, covering every documented route (docs/api.md) and
-//! agreeing with OPTIONS), and the browsable docs at `/docs/`, rendered by a
-//! real headless browser.
-//!
-//! The property-based run of schemathesis against the document lives in
-//! `schemathesis.rs`.
+//! The API's own description: `GET /openapi.json`, an OpenAPI 3.1 document a validator accepts
+//! covering every documented route (docs/api.md); schemathesis runs in `schemathesis.rs`.
 
 use crate::support::*;
 use python_tools::{Packages, Python};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// Python packages of the contract tests, pinned in
@@ -32,7 +25,7 @@ pub fn contract_python() -> &'static Python {
 }
 
 /// Every path of docs/api.md with its methods, as the document must list them.
-const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
+pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/agent/commands/", &["get"]),
     ("/agent/commands/{id}/ack/", &["post"]),
     ("/agent/heartbeat/", &["post"]),
@@ -57,7 +50,7 @@ const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
 
 const HTTP_METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch"];
 
-fn document(server: &Server) -> Value {
+pub fn document(server: &Server) -> Value {
     let reply = server.get("/openapi.json").send();
     reply.expect_status(200);
     assert_eq!(
@@ -69,7 +62,7 @@ fn document(server: &Server) -> Value {
 }
 
 /// Follows a `$ref` inside the document.
-fn resolve<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
+pub fn resolve<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
     match value.get("$ref").and_then(Value::as_str) {
         Some(reference) => {
             let pointer = reference
@@ -85,7 +78,7 @@ fn resolve<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
     }
 }
 
-fn operations(doc: &Value, path: &str) -> Map<String, Value> {
+pub fn operations(doc: &Value, path: &str) -> Map<String, Value> {
     doc["paths"][path]
         .as_object()
         .unwrap_or_else(|| panic!("{path} is not in the document"))
@@ -96,7 +89,7 @@ fn operations(doc: &Value, path: &str) -> Map<String, Value> {
 }
 
 /// A path of the document with its parameters filled in.
-fn concrete(path: &str) -> String {
+pub fn concrete(path: &str) -> String {
     path.replace("{serial}", "0f8fad5b-d9cb-469f-a165-70867728950e")
         .replace("{id}", "0f8fad5b-d9cb-469f-a165-70867728950e")
         .replace("{key}", "some-key")
@@ -257,133 +250,6 @@ fn users_and_devices_have_their_own_security_schemes() {
     }
 }
 
-/// The JSON Schema a field's OPTIONS `type` stands for.
-fn assert_same_type(meta: &Value, schema: &Value, what: &str) {
-    let types: Vec<&str> = match &schema["type"] {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-        other => panic!("{what}: no type in {other}"),
-    };
-    let main = types
-        .iter()
-        .find(|t| **t != "null")
-        .copied()
-        .unwrap_or("null");
-    let format = schema["format"].as_str();
-    match meta["type"].as_str().expect("an OPTIONS type") {
-        "string" => assert!(main == "string" && format != Some("uri"), "{what}"),
-        "email" => {
-            assert_eq!(main, "string", "{what}");
-            let pattern = schema["pattern"].as_str().expect("an e-mail pattern");
-            assert_eq!(pattern, domain::email::EMAIL_PATTERN, "{what}");
-        }
-        "integer" => assert_eq!(main, "integer", "{what}"),
-        "boolean" => assert_eq!(main, "boolean", "{what}"),
-        "datetime" => assert!(main == "string" && schema["pattern"].is_string(), "{what}"),
-        "url" => assert!(main == "string" && format == Some("uri"), "{what}"),
-        "list" => assert_eq!(main, "array", "{what}"),
-        other => panic!("{what}: unexpected OPTIONS type {other}"),
-    }
-}
-
-/// Compares one method's OPTIONS `actions` entry with the operation's
-/// request body and success response, field by field (nested lists too).
-fn assert_fields_agree(
-    doc: &Value,
-    actions: &Map<String, Value>,
-    request: &Value,
-    response: Option<&Value>,
-    partial: bool,
-    what: &str,
-) {
-    let properties = request["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    let required: BTreeSet<&str> = request["required"]
-        .as_array()
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let writable: BTreeSet<&String> = actions
-        .iter()
-        .filter(|(_, meta)| meta["read_only"] == false)
-        .map(|(name, _)| name)
-        .collect();
-    assert_eq!(
-        properties.keys().collect::<BTreeSet<_>>(),
-        writable,
-        "{what}: the request body's properties are the writable fields"
-    );
-    for (name, meta) in actions {
-        let what = format!("{what} field {name}");
-        if meta["read_only"] == true {
-            let response = response.unwrap_or_else(|| panic!("{what}: read-only but no response"));
-            let shown = &response["properties"][name];
-            assert_eq!(shown["readOnly"], true, "{what}");
-            assert_eq!(shown["title"], meta["label"], "{what}");
-            assert_same_type(meta, shown, &what);
-            continue;
-        }
-        let schema = resolve(doc, &properties[name]);
-        assert_same_type(meta, schema, &what);
-        assert_eq!(schema["title"], meta["label"], "{what}");
-        assert_eq!(
-            schema.get("maxLength"),
-            meta.get("max_length"),
-            "{what}: max_length"
-        );
-        let must = meta["required"] == true && !partial;
-        assert_eq!(required.contains(name.as_str()), must, "{what}: required");
-        if let Some(child) = meta.get("child") {
-            let children = child["children"].as_object().expect("children");
-            assert_fields_agree(doc, children, &schema["items"], None, false, &what);
-        }
-    }
-}
-
-e2e!(options_and_the_document_describe_every_body_alike);
-fn options_and_the_document_describe_every_body_alike() {
-    let server = Server::start();
-    let doc = document(&server);
-    let mut compared = 0;
-    for (path, _) in DOCUMENTED_OPERATIONS {
-        let reply = server.options(&concrete(path)).send();
-        reply.expect_status(200);
-        let actions = reply.json()["actions"]
-            .as_object()
-            .cloned()
-            .expect("actions");
-        for (method, op) in operations(&doc, path) {
-            let what = format!("{} {path}", method.to_uppercase());
-            let body = op["requestBody"]["content"]["application/json"]["schema"].clone();
-            let Some(fields) = actions.get(&method.to_uppercase()) else {
-                assert!(body.is_null(), "{what}: a body OPTIONS does not list");
-                continue;
-            };
-            let success = op["responses"]
-                .as_object()
-                .expect("responses")
-                .iter()
-                .find(|(status, _)| status.starts_with('2'))
-                .map(|(_, response)| resolve(&doc, response).clone())
-                .expect("a success response");
-            let shown = success["content"]["application/json"]["schema"].clone();
-            let response = (!shown.is_null()).then(|| resolve(&doc, &shown).clone());
-            assert_fields_agree(
-                &doc,
-                fields.as_object().expect("fields"),
-                resolve(&doc, &body),
-                response.as_ref(),
-                method == "patch",
-                &what,
-            );
-            compared += 1;
-        }
-    }
-    // Every POST, PUT and PATCH that takes fields: as docs/api.md lists them.
-    assert_eq!(compared, 14);
-}
-
 e2e!(every_failure_answers_with_a_drf_body_the_document_names);
 fn every_failure_answers_with_a_drf_body_the_document_names() {
     let server = Server::start();
@@ -413,90 +279,4 @@ fn every_failure_answers_with_a_drf_body_the_document_names() {
         serde_json::json!(["integer", "null"])
     );
     assert_eq!(device["additionalProperties"], false);
-}
-
-/// Debian's chromium (or `DEVMGR_TEST_CHROMIUM`). On a machine without it,
-/// running as root, it is installed with apt-get once (after refreshing the
-/// package lists when they do not know it yet), as the README says.
-pub fn chromium() -> &'static Path {
-    static CHROMIUM: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let found = CHROMIUM.get_or_init(|| {
-        let find = || {
-            std::env::var_os("DEVMGR_TEST_CHROMIUM")
-                .map(PathBuf::from)
-                .into_iter()
-                .chain(["/usr/bin/chromium", "/usr/bin/chromium-browser"].map(PathBuf::from))
-                .find(|path| path.is_file())
-        };
-        if let Some(path) = find() {
-            return Ok(path);
-        }
-        let apt_get = |args: &[&str]| {
-            Command::new("apt-get")
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .output()
-        };
-        let mut installed = apt_get(&["install", "-y", "-q", "chromium"]);
-        if find().is_none() {
-            let _ = apt_get(&["update", "-q"]);
-            installed = apt_get(&["install", "-y", "-q", "chromium"]);
-        }
-        find().ok_or_else(|| {
-            format!(
-                "the docs test needs a headless browser: install Debian's chromium \
-                 (`apt-get install chromium`) or set DEVMGR_TEST_CHROMIUM; \
-                 installing it here failed: {}",
-                match installed {
-                    Ok(output) => String::from_utf8_lossy(&output.stderr).into_owned(),
-                    Err(e) => e.to_string(),
-                }
-            )
-        })
-    });
-    match found {
-        Ok(path) => path,
-        Err(problem) => panic!("{problem}"),
-    }
-}
-
-e2e!(the_docs_render_in_a_headless_browser_with_no_internet);
-fn the_docs_render_in_a_headless_browser_with_no_internet() {
-    let server = Server::start();
-    let profile = tempfile::tempdir().expect("a temporary folder");
-    // Every host but the server's is unreachable, so a page that needed the
-    // internet would show nothing.
-    let output = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1")
-        .args(["--enable-logging=stderr", "--v=0"])
-        .arg("--virtual-time-budget=15000")
-        .arg("--dump-dom")
-        .arg(server.url("/docs/"))
-        .output()
-        .expect("chromium runs");
-    let dom = String::from_utf8_lossy(&output.stdout);
-    let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "chromium failed:\n{log}");
-    // Swagger UI rendered the document: its title, and one block per operation.
-    assert!(
-        dom.contains(r#"class="title">devmgr"#),
-        "no title in\n{dom}"
-    );
-    for (path, methods) in DOCUMENTED_OPERATIONS {
-        let blocks = dom.matches(&format!(r#"data-path="{path}""#)).count();
-        assert_eq!(blocks, methods.len(), "operations of {path} shown");
-    }
-    for line in log.lines().filter(|line| line.contains("CONSOLE")) {
-        assert!(
-            !line.contains("Content Security Policy") && !line.contains("Failed to load"),
-            "the page met a problem: {line}"
-        );
-    }
 }

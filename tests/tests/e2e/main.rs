@@ -39,13 +39,22 @@ macro_rules! e2e {
     };
 }
 
+mod agent_process_support;
+mod agent_support;
+mod device_edit_support;
 mod device_support;
 mod support;
 
-mod agent_api;
+mod agent_commands;
+mod agent_credentials;
+mod agent_heartbeat;
+mod agent_install;
+mod agent_ports;
 mod agent_process;
 mod api_clients;
 mod api_description;
+mod api_description_options;
+mod api_docs_browser;
 mod api_examples;
 mod api_lint;
 mod auth;
@@ -54,7 +63,10 @@ mod cli_limits;
 mod commands;
 mod concurrency;
 mod conventions;
+mod conventions_requests;
 mod device_edit;
+mod device_edit_validation;
+mod device_routes;
 mod devices;
 mod input_rules;
 mod instances;
@@ -67,9 +79,11 @@ mod readme;
 mod register;
 mod schemathesis;
 mod security_accounts;
+mod security_passwords;
 mod security_server;
 mod setup;
 mod sqlite_files;
 mod swagger_ui;
 mod throttling;
+mod throttling_lockout;
 mod verification;

@@ -5,7 +5,7 @@
 //! examples (`tests/browser/swagger_try_it_out.mjs`). Screenshots of the page
 //! and of each operation tried are left in `target/<profile>/swagger-ui/`.
 
-use crate::api_description::chromium;
+use crate::api_docs_browser::chromium;
 use crate::api_lint::api_tools;
 use crate::support::*;
 use serde_json::{Value, json};

@@ -1,22 +1,15 @@
-//! Commands for devices: queuing reboots, handing them out, acknowledgements,
-//! and the listeners that long polls wait on.
+//! Commands for devices: queuing reboots and handing commands out, once each even in a race.
 
+use domain::Command;
 use domain::command::REDELIVERY_AFTER;
-use domain::{Command, CommandStatus};
-use std::time::Duration;
 use store_contract::{
-    RACERS, Store, account, account_with_device, ack, done, enrol, failed, ids, lapse, minutes,
+    RACERS, Store, account, account_with_device, ack, done, enrol, ids, lapse, minutes,
     one_enrolled_device, queue, received, serial, t0, take,
 };
 
-fn seconds(n: i64) -> chrono::Duration {
+pub fn seconds(n: i64) -> chrono::Duration {
     chrono::Duration::seconds(n)
 }
-
-/// Long enough that a woken wait always finishes well within it.
-const WAKE_DEADLINE: Duration = Duration::from_secs(5);
-/// A wait that is not woken must still be waiting after this.
-const QUIET_PERIOD: Duration = Duration::from_millis(200);
 
 async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) {
     let pi = account_with_device(&store, 4).await;
@@ -217,44 +210,6 @@ async fn commands_of_other_devices_are_not_handed_out(store: impl Store) {
     assert_eq!(ids(&take(&store, &bobs, t0()).await), ["for-bob"]);
 }
 
-/// Which acknowledgements are accepted (what they record is in the history
-/// tests below).
-async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command(store: impl Store) {
-    let ann = account(&store, "ann").await;
-    let pi = serial(1);
-    let other = serial(2);
-    enrol(&store, ann.id, &pi, "pi-tok").await;
-    enrol(&store, ann.id, &other, "other-tok").await;
-    assert!(queue(&store, &pi, "c1", t0()).await);
-    assert!(queue(&store, &other, "c-other", t0()).await);
-    assert_eq!(ids(&take(&store, &pi, t0()).await), ["c1"]);
-
-    let at = t0() + minutes(1);
-    assert!(ack(&store, &pi, "c1", done("rebooted"), at).await);
-
-    // A second acknowledgement is accepted (the SQLite tests check that it
-    // does not overwrite the first: the outcome is visible through no port).
-    assert!(ack(&store, &pi, "c1", failed("again"), at + minutes(1)).await);
-
-    // Another device's command, or no command at all.
-    assert!(!ack(&store, &pi, "c-other", failed("not mine"), at).await);
-    assert!(!ack(&store, &other, "c1", failed("not mine"), at).await);
-    assert!(!ack(&store, &pi, "no-such-command", done(""), at).await);
-    // The other device's command is still pending.
-    assert_eq!(ids(&take(&store, &other, at).await), ["c-other"]);
-}
-
-/// The port part; the stored outcome is checked by the SQLite adapter's own tests.
-async fn an_acknowledged_command_is_not_handed_out_later(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-    assert!(queue(&store, &pi, "c1", t0()).await);
-
-    assert!(ack(&store, &pi, "c1", failed("no permission"), t0()).await);
-    assert!(take(&store, &pi, t0() + minutes(1)).await.is_empty());
-    // It no longer blocks a new reboot either.
-    assert!(queue(&store, &pi, "c2", t0() + minutes(1)).await);
-}
-
 async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
@@ -310,166 +265,15 @@ async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
     assert_eq!(ids(&take(&store, &pi, t0()).await), [winners[0].as_str()]);
 }
 
-async fn a_queued_reboot_wakes_a_listener_made_before_it(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-
-    let mut listener = store.listen(&pi);
-    assert!(queue(&store, &pi, "c1", t0()).await);
-    let woken = tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await;
-    assert!(woken.is_ok(), "the listener was not woken by the reboot");
-}
-
-async fn a_queued_reboot_wakes_a_wait_in_progress(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-
-    let mut listener = store.listen(&pi);
-    let waiting = tokio::spawn(async move {
-        tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await
-    });
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(queue(&store, &pi, "c1", t0()).await);
-    assert!(
-        waiting.await.unwrap().is_ok(),
-        "the waiting listener was not woken by the reboot"
-    );
-}
-
-async fn a_reboot_of_another_device_does_not_wake_a_listener(store: impl Store) {
-    let ann = account(&store, "ann").await;
-    let pi = serial(1);
-    let other = serial(2);
-    enrol(&store, ann.id, &pi, "pi-tok").await;
-    enrol(&store, ann.id, &other, "other-tok").await;
-
-    let mut listener = store.listen(&pi);
-    assert!(queue(&store, &other, "for-other", t0()).await);
-    let woken = tokio::time::timeout(QUIET_PERIOD, listener.wait(Duration::from_secs(30))).await;
-    assert!(
-        woken.is_err(),
-        "woken by a reboot queued for another device"
-    );
-    assert!(take(&store, &pi, t0()).await.is_empty());
-
-    // The listener still works for its own device.
-    assert!(queue(&store, &pi, "for-pi", t0()).await);
-    let woken = tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await;
-    assert!(woken.is_ok(), "not woken by a reboot of its own device");
-}
-
-async fn a_listener_times_out_when_nothing_is_queued(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-
-    let mut listener = store.listen(&pi);
-    let returned = tokio::time::timeout(WAKE_DEADLINE, listener.wait(QUIET_PERIOD)).await;
-    assert!(returned.is_ok(), "the wait outlived its own timeout");
-}
-
-async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
-    let ann = account(&store, "ann").await;
-    let pi = serial(1);
-    enrol(&store, ann.id, &pi, "tok").await;
-
-    let mut listener = store.listen(&pi);
-    assert!(store.delete(ann.id, &pi).await.unwrap());
-    let woken = tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await;
-    assert!(woken.is_ok(), "the listener was not woken by the deletion");
-}
-
-async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-    assert!(queue(&store, &pi, "old", t0()).await);
-    assert!(ack(&store, &pi, "old", done(""), t0() + minutes(1)).await);
-    assert!(queue(&store, &pi, "new", t0() + minutes(2)).await);
-    store.purge_commands(t0() + minutes(1)).await.unwrap();
-    assert!(
-        !store
-            .acknowledge(&pi, "old", &done(""), t0())
-            .await
-            .unwrap()
-    );
-    assert_eq!(ids(&take(&store, &pi, t0() + minutes(3)).await), ["new"]);
-}
-
-async fn the_history_shows_the_newest_first_with_what_became_of_each(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-    // Three in one second, then two later: the order they were requested in.
-    for id in ["first", "second", "third"] {
-        assert!(queue(&store, &pi, id, t0()).await);
-        assert!(ack(&store, &pi, id, failed(&format!("{id} failed")), t0()).await);
-    }
-    assert!(queue(&store, &pi, "done-one", t0() + seconds(10)).await);
-    take(&store, &pi, t0() + seconds(11)).await;
-    assert!(ack(&store, &pi, "done-one", received(), t0() + seconds(12)).await);
-    assert!(
-        ack(
-            &store,
-            &pi,
-            "done-one",
-            done("rebooted"),
-            t0() + seconds(13)
-        )
-        .await
-    );
-    // After `done`, nothing changes it.
-    assert!(ack(&store, &pi, "done-one", failed("late"), t0() + seconds(14)).await);
-    assert!(ack(&store, &pi, "done-one", received(), t0() + seconds(14)).await);
-    assert!(queue(&store, &pi, "waiting", t0() + seconds(20)).await);
-
-    let history = store.history(&pi, 100).await.unwrap();
-    let order: Vec<&str> = history.iter().map(|r| r.command.id.as_str()).collect();
-    assert_eq!(order, ["waiting", "done-one", "third", "second", "first"]);
-    let waiting = &history[0];
-    assert_eq!(
-        (waiting.status, waiting.delivered_time, waiting.acked_time),
-        (None, None, None)
-    );
-    assert_eq!(waiting.detail, "");
-    let done_one = &history[1];
-    assert_eq!(done_one.status, Some(CommandStatus::Done));
-    assert_eq!(done_one.detail, "rebooted");
-    assert_eq!(done_one.delivered_time, Some(t0() + seconds(11)));
-    assert_eq!(done_one.acked_time, Some(t0() + seconds(13)));
-    assert_eq!(history[2].status, Some(CommandStatus::Failed));
-    assert_eq!(history[2].detail, "third failed");
-
-    let newest_two = store.history(&pi, 2).await.unwrap();
-    assert_eq!(newest_two.len(), 2);
-    assert_eq!(newest_two[0].command.id, "waiting");
-    assert!(store.history(&serial(9), 100).await.unwrap().is_empty());
-}
-
-async fn received_then_failed_keeps_the_failure(store: impl Store) {
-    let pi = one_enrolled_device(&store).await;
-    assert!(queue(&store, &pi, "c1", t0()).await);
-    assert!(ack(&store, &pi, "c1", received(), t0()).await);
-    assert!(ack(&store, &pi, "c1", received(), t0() + seconds(1)).await);
-    assert!(ack(&store, &pi, "c1", failed("exit 1"), t0() + seconds(2)).await);
-    assert!(ack(&store, &pi, "c1", done(""), t0() + seconds(3)).await);
-    let history = store.history(&pi, 1).await.unwrap();
-    assert_eq!(history[0].status, Some(CommandStatus::Failed));
-    assert_eq!(history[0].detail, "exit 1");
-    assert_eq!(history[0].acked_time, Some(t0() + seconds(2)));
-}
-
 store_contract::contract_tests!(
-    the_history_shows_the_newest_first_with_what_became_of_each,
-    received_then_failed_keeps_the_failure,
     due_commands_are_handed_out_oldest_first_and_again_until_acknowledged,
     redelivered_commands_come_oldest_first,
     the_last_unacknowledged_delivery_tells_when_one_is_due_again,
-    purging_forgets_commands_issued_before_the_cut,
     a_pending_reboot_is_queued_once_until_it_lapses,
     concurrent_reboots_queue_one_command,
     a_reboot_is_queued_once_until_the_last_one_ends_or_lapses,
     commands_issued_at_or_before_the_lapse_are_not_handed_out,
     commands_of_other_devices_are_not_handed_out,
-    an_acknowledgement_is_recorded_once_for_the_devices_own_command,
-    an_acknowledged_command_is_not_handed_out_later,
     racing_polls_hand_out_each_command_exactly_once,
     racing_reboots_queue_exactly_one_command,
-    a_queued_reboot_wakes_a_listener_made_before_it,
-    a_queued_reboot_wakes_a_wait_in_progress,
-    a_reboot_of_another_device_does_not_wake_a_listener,
-    a_listener_times_out_when_nothing_is_queued,
-    deleting_a_device_wakes_its_listeners,
 );

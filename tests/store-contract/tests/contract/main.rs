@@ -3,7 +3,12 @@
 //! fresh store of each backend (`<module>::<backend>::<test>`).
 
 mod accounts;
+mod command_listeners;
+mod command_outcomes;
 mod commands;
+mod device_enrolment;
+mod device_reports;
 mod devices;
-mod keys_and_outbox;
+mod keys;
 mod login_attempts;
+mod outbox;
