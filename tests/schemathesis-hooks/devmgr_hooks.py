@@ -1,6 +1,6 @@
 """Schemathesis hooks for devmgr: real credentials and real secrets.
 
-The Rust test `tests/tests/e2e/schemathesis.rs` starts `devmgr serve` with a
+The Rust test `tests/tests/e2e/api_fuzzing.rs` starts `devmgr serve` with a
 mail directory, makes the accounts and keys below, and passes them in the
 environment. These hooks only supply what no schema can: who the caller is
 and the secrets the server handed out. Every generated request is still sent,
@@ -105,7 +105,7 @@ def _reset_key() -> str:
     requests.post(
         f"{BASE}/reset-password/", json={"email": RESET_EMAIL}, timeout=TIMEOUT
     ).raise_for_status()
-    # Generous: with the whole suite running eight tests at a time against
+    # Generous: with the whole suite running many tests at a time against
     # one PostgreSQL server, a mail can take seconds to go through the outbox.
     deadline = time.monotonic() + MAIL_WAIT
     while time.monotonic() < deadline:

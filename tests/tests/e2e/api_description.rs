@@ -1,5 +1,5 @@
 //! The API's own description: `GET /openapi.json`, an OpenAPI 3.1 document a validator accepts
-//! covering every documented route (docs/api.md); schemathesis runs in `schemathesis.rs`.
+//! covering every documented route (docs/api.md); schemathesis runs in `api_fuzzing.rs`.
 
 use crate::support::*;
 use python_tools::{Packages, Python};

@@ -169,6 +169,7 @@ fn shutdown_answers_every_open_long_poll_at_once() {
         .map(|i| install(&server, &alice, &format!("pi-{i}")).token)
         .collect();
     let address = server.base().trim_start_matches("http://").to_owned();
+    let sockets_before = open_sockets(server.pid());
     let mut polls: Vec<TcpStream> = (0..POLLS)
         .map(|i| {
             let mut stream = TcpStream::connect(&address).expect("a connection");
@@ -185,7 +186,12 @@ fn shutdown_answers_every_open_long_poll_at_once() {
             stream
         })
         .collect();
-    // Let every poll reach its wait.
+    // Let the server accept every connection (however busy the machine),
+    // then let every poll reach its wait.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while open_sockets(server.pid()) < sockets_before + POLLS && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
     std::thread::sleep(Duration::from_secs(2));
     let started = Instant::now();
     let status = server.terminate(Duration::from_secs(10));
@@ -202,4 +208,19 @@ fn shutdown_answers_every_open_long_poll_at_once() {
         }
     }
     assert_eq!(answered, POLLS, "answered with no commands");
+}
+
+/// How many sockets the process `pid` holds open.
+fn open_sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|entry| {
+                    std::fs::read_link(entry.path())
+                        .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+                })
+                .count()
+        })
+        .unwrap_or(0)
 }
