@@ -1,6 +1,6 @@
 //! Sets the `postgres_tests` cfg when DEVMGR_TEST_POSTGRES_URL names a
-//! server, so the unit tests that need one run; without it they are
-//! reported as ignored.
+//! server, so the tests that need one (unit tests and the repository contract
+//! in `tests/contract.rs`) run; without it they are reported as ignored.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(postgres_tests)");

@@ -2,7 +2,7 @@
 //! as stored), migrations, and two processes writing one file at once.
 //!
 //! Everything the ports show is in the repository contract
-//! (`tests/store-contract/tests/contract`), run against every adapter.
+//! (`tests/store-contract`), which `tests/contract.rs` runs on SQLite.
 
 use adapters_sqlite::SqliteStore;
 use application::ports::{AccountRepository, CommandRepository, DeviceRepository, TokenRepository};

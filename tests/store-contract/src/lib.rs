@@ -1,29 +1,26 @@
 //! The repository contract: what every storage adapter must do, written once
-//! against the ports of [`application::ports`] and run against each adapter.
+//! against the ports of [`application::ports`], and run by each adapter from
+//! its own tests.
 //!
 //! - [`Store`] is every repository port at once, as one adapter value
 //!   implements them.
-//! - Each backend has a function that opens a fresh, migrated, empty store
-//!   ([`sqlite`], [`postgres`]), returning it as an [`Opened`] that keeps alive whatever the
-//!   store lives in (a scratch directory, a scratch database).
-//! - [`contract_tests!`] turns generic test functions
-//!   `async fn name(store: impl Store)` into one `#[tokio::test]` per function
-//!   and backend.
+//! - [`suite`](mod@suite) holds the tests, generic functions
+//!   `pub async fn name(store: impl Store)`; an adapter's test crate runs them
+//!   all with [`suite!`], giving it a function that opens a fresh, migrated,
+//!   empty store of the adapter as an [`Opened`] (which keeps alive whatever
+//!   the store lives in: a scratch directory, a scratch database).
 //! - The rest are the fixtures the tests share: fixed times, accounts,
 //!   devices, enrolments, reports, and [`race`] for concurrency tests.
-//!
-//! The tests themselves are in `tests/contract/`.
 
 mod accounts;
 mod commands;
 mod devices;
+pub mod suite;
 
 pub use accounts::*;
 pub use commands::*;
 pub use devices::*;
 
-use adapters_postgres::PgStore;
-use adapters_sqlite::SqliteStore;
 use application::ports::{
     AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
     LoginAttemptRepository, Outbox, TokenRepository,
@@ -91,80 +88,6 @@ impl<S> std::ops::Deref for Opened<S> {
     fn deref(&self) -> &S {
         &self.store
     }
-}
-
-/// A fresh SQLite store: a new file in a scratch directory, migrated. The
-/// directory goes when the value does.
-pub async fn sqlite() -> Opened<SqliteStore> {
-    tokio::task::spawn_blocking(|| {
-        let dir = tempfile::tempdir().expect("cannot make a scratch directory");
-        let store = SqliteStore::open(&dir.path().join("db.sqlite"))
-            .expect("cannot open a fresh SQLite database");
-        store
-            .migrate()
-            .expect("cannot migrate a fresh SQLite database");
-        Opened::new(store, dir)
-    })
-    .await
-    .expect("opening a SQLite store panicked")
-}
-
-/// A fresh PostgreSQL store: a new database on the server of
-/// `DEVMGR_TEST_POSTGRES_URL`, migrated. The database is dropped when the
-/// value goes.
-pub async fn postgres() -> Opened<PgStore> {
-    let database = tokio::task::spawn_blocking(scratch_postgres::TestDatabase::create)
-        .await
-        .expect("creating a PostgreSQL database panicked");
-    let store = PgStore::connect(database.url())
-        .await
-        .expect("cannot connect to a fresh PostgreSQL database");
-    store
-        .migrate()
-        .await
-        .expect("cannot migrate a fresh PostgreSQL database");
-    Opened::new(store, database)
-}
-
-/// Generates, for each generic contract test `async fn name(store: impl Store)`
-/// named in the list, one `#[tokio::test]` per backend, in a module named
-/// after the backend (`sqlite::name`, `postgres::name`), that opens a fresh store, runs the
-/// test on it and keeps the store's scratch files until the test ends.
-///
-/// ```text
-/// async fn accounts_are_unique(store: impl Store) { /* … */ }
-/// store_contract::contract_tests!(accounts_are_unique);
-/// ```
-///
-/// Each backend is one line of the first arm below, naming the module, the
-/// function that opens a fresh store of the backend, and the attributes its
-/// tests carry besides `#[tokio::test]`. PostgreSQL's tests are ignored, with
-/// the reason, unless the crate was built with `DEVMGR_TEST_POSTGRES_URL` set
-/// (see `build.rs`).
-#[macro_export]
-macro_rules! contract_tests {
-    ($($test:ident),+ $(,)?) => {
-        $crate::contract_tests!(@backend sqlite, $crate::sqlite, [], [$($test),+]);
-        $crate::contract_tests!(@backend postgres, $crate::postgres,
-            [#[cfg_attr(
-                not(postgres_tests),
-                ignore = "PostgreSQL tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
-            )]],
-            [$($test),+]);
-    };
-    (@backend $backend:ident, $open:path, $attributes:tt, [$($test:ident),+]) => {
-        mod $backend {
-            $( $crate::contract_tests!(@test $open, $attributes, $test); )+
-        }
-    };
-    (@test $open:path, [$(#[$attribute:meta])*], $test:ident) => {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        $(#[$attribute])*
-        async fn $test() {
-            let opened = $open().await;
-            super::$test(::std::clone::Clone::clone(&*opened)).await;
-        }
-    };
 }
 
 // --- Time ---------------------------------------------------------------------

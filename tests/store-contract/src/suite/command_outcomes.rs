@@ -1,15 +1,15 @@
 //! Acknowledgements of commands, and the history that shows what became of each.
 
-use crate::commands::seconds;
-use domain::CommandStatus;
-use store_contract::{
+use super::commands::seconds;
+use crate::{
     Store, account, ack, done, enrol, failed, ids, minutes, one_enrolled_device, queue, received,
     serial, t0, take,
 };
+use domain::CommandStatus;
 
 /// Which acknowledgements are accepted (what they record is in the history
 /// tests below).
-async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command(store: impl Store) {
+pub async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let other = serial(2);
@@ -35,7 +35,7 @@ async fn an_acknowledgement_is_recorded_once_for_the_devices_own_command(store: 
 }
 
 /// The port part; the stored outcome is checked by the SQLite adapter's own tests.
-async fn an_acknowledged_command_is_not_handed_out_later(store: impl Store) {
+pub async fn an_acknowledged_command_is_not_handed_out_later(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     assert!(queue(&store, &pi, "c1", t0()).await);
 
@@ -45,7 +45,8 @@ async fn an_acknowledged_command_is_not_handed_out_later(store: impl Store) {
     assert!(queue(&store, &pi, "c2", t0() + minutes(1)).await);
 }
 
-async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
+/// Purging forgets commands issued before the cut.
+pub async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     assert!(queue(&store, &pi, "old", t0()).await);
     assert!(ack(&store, &pi, "old", done(""), t0() + minutes(1)).await);
@@ -60,7 +61,8 @@ async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
     assert_eq!(ids(&take(&store, &pi, t0() + minutes(3)).await), ["new"]);
 }
 
-async fn the_history_shows_the_newest_first_with_what_became_of_each(store: impl Store) {
+/// The history shows the newest first with what became of each.
+pub async fn the_history_shows_the_newest_first_with_what_became_of_each(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     // Three in one second, then two later: the order they were requested in.
     for id in ["first", "second", "third"] {
@@ -108,7 +110,8 @@ async fn the_history_shows_the_newest_first_with_what_became_of_each(store: impl
     assert!(store.history(&serial(9), 100).await.unwrap().is_empty());
 }
 
-async fn received_then_failed_keeps_the_failure(store: impl Store) {
+/// Received then failed keeps the failure.
+pub async fn received_then_failed_keeps_the_failure(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     assert!(queue(&store, &pi, "c1", t0()).await);
     assert!(ack(&store, &pi, "c1", received(), t0()).await);
@@ -120,11 +123,3 @@ async fn received_then_failed_keeps_the_failure(store: impl Store) {
     assert_eq!(history[0].detail, "exit 1");
     assert_eq!(history[0].acked_time, Some(t0() + seconds(2)));
 }
-
-store_contract::contract_tests!(
-    the_history_shows_the_newest_first_with_what_became_of_each,
-    received_then_failed_keeps_the_failure,
-    purging_forgets_commands_issued_before_the_cut,
-    an_acknowledgement_is_recorded_once_for_the_devices_own_command,
-    an_acknowledged_command_is_not_handed_out_later,
-);

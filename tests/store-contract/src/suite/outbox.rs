@@ -1,13 +1,14 @@
 //! The mail outbox: queuing, claiming, retries and waking the worker.
 
+use crate::{Store, mail, new_account, race, store_reset_key, t0, unverified};
 use chrono::Duration;
 use std::collections::BTreeSet;
-use store_contract::{Store, mail, new_account, race, store_reset_key, t0, unverified};
 
 /// Long enough that a woken wait always finishes well within it.
 const WAKE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
-async fn mail_is_queued_with_its_change_and_claimed_once_per_lease(store: impl Store) {
+/// Mail is queued with its change and claimed once per lease.
+pub async fn mail_is_queued_with_its_change_and_claimed_once_per_lease(store: impl Store) {
     unverified(&store).await;
     assert_eq!(store.next_due().await.unwrap(), Some(t0()));
     let lease = t0() + Duration::minutes(2);
@@ -24,7 +25,8 @@ async fn mail_is_queued_with_its_change_and_claimed_once_per_lease(store: impl S
     );
 }
 
-async fn failed_mail_waits_for_its_retry_and_delivered_mail_is_gone(store: impl Store) {
+/// Failed mail waits for its retry and delivered mail is gone.
+pub async fn failed_mail_waits_for_its_retry_and_delivered_mail_is_gone(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0() + Duration::seconds(1)).await;
     let lease = t0() + Duration::minutes(2);
@@ -50,7 +52,7 @@ async fn failed_mail_waits_for_its_retry_and_delivered_mail_is_gone(store: impl 
 }
 
 /// Workers claiming at once: every due mail is claimed, each by one worker.
-async fn racing_workers_claim_each_mail_once(store: impl Store) {
+pub async fn racing_workers_claim_each_mail_once(store: impl Store) {
     const MAILS: usize = 24;
     const WORKERS: usize = 6;
     for i in 0..MAILS {
@@ -85,7 +87,8 @@ async fn racing_workers_claim_each_mail_once(store: impl Store) {
     assert_eq!(store.next_due().await.unwrap(), Some(lease));
 }
 
-async fn committing_mail_wakes_the_worker(store: impl Store) {
+/// Committing mail wakes the worker.
+pub async fn committing_mail_wakes_the_worker(store: impl Store) {
     let waiting = {
         let store = store.clone();
         tokio::spawn(async move {
@@ -104,8 +107,8 @@ async fn committing_mail_wakes_the_worker(store: impl Store) {
 
 /// [`EmailKeyRepository::store`](application::ports::EmailKeyRepository::store)
 /// queues mail too, and wakes the worker likewise.
-async fn storing_a_key_wakes_the_worker(store: impl Store) {
-    let ann = store_contract::account(&store, "ann").await;
+pub async fn storing_a_key_wakes_the_worker(store: impl Store) {
+    let ann = crate::account(&store, "ann").await;
     let waiting = {
         let store = store.clone();
         tokio::spawn(async move {
@@ -124,7 +127,7 @@ async fn storing_a_key_wakes_the_worker(store: impl Store) {
 
 /// Mail queued while the worker was busy (between its look at the outbox
 /// and its wait) ends its next wait at once: no wake-up is lost.
-async fn mail_queued_before_the_wait_ends_it(store: impl Store) {
+pub async fn mail_queued_before_the_wait_ends_it(store: impl Store) {
     unverified(&store).await;
     let woken = tokio::time::timeout(
         WAKE_DEADLINE,
@@ -134,7 +137,8 @@ async fn mail_queued_before_the_wait_ends_it(store: impl Store) {
     assert!(woken.is_ok(), "the wake-up of the queued mail was lost");
 }
 
-async fn waiting_for_mail_ends_at_its_timeout(store: impl Store) {
+/// Waiting for mail ends at its timeout.
+pub async fn waiting_for_mail_ends_at_its_timeout(store: impl Store) {
     let returned = tokio::time::timeout(
         WAKE_DEADLINE,
         store.wait_for_mail(std::time::Duration::from_millis(200)),
@@ -142,13 +146,3 @@ async fn waiting_for_mail_ends_at_its_timeout(store: impl Store) {
     .await;
     assert!(returned.is_ok(), "the wait outlived its own timeout");
 }
-
-store_contract::contract_tests!(
-    mail_is_queued_with_its_change_and_claimed_once_per_lease,
-    failed_mail_waits_for_its_retry_and_delivered_mail_is_gone,
-    racing_workers_claim_each_mail_once,
-    committing_mail_wakes_the_worker,
-    storing_a_key_wakes_the_worker,
-    mail_queued_before_the_wait_ends_it,
-    waiting_for_mail_ends_at_its_timeout,
-);

@@ -1,17 +1,19 @@
 //! Commands for devices: queuing reboots and handing commands out, once each even in a race.
 
-use domain::Command;
-use domain::command::REDELIVERY_AFTER;
-use store_contract::{
+use crate::{
     RACERS, Store, account, account_with_device, ack, done, enrol, ids, lapse, minutes,
     one_enrolled_device, queue, received, serial, t0, take,
 };
+use domain::Command;
+use domain::command::REDELIVERY_AFTER;
 
-pub fn seconds(n: i64) -> chrono::Duration {
+/// `n` seconds.
+pub(super) fn seconds(n: i64) -> chrono::Duration {
     chrono::Duration::seconds(n)
 }
 
-async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) {
+/// A pending reboot is queued once until it lapses.
+pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) {
     let pi = account_with_device(&store, 4).await;
     let lapse = minutes(10);
 
@@ -37,7 +39,8 @@ async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) {
     );
 }
 
-async fn concurrent_reboots_queue_one_command(store: impl Store) {
+/// Concurrent reboots queue one command.
+pub async fn concurrent_reboots_queue_one_command(store: impl Store) {
     let pi = account_with_device(&store, 5).await;
     // Collected before any is awaited (the original's lazy iterator spawned
     // each attempt only after the previous one had finished).
@@ -58,7 +61,8 @@ async fn concurrent_reboots_queue_one_command(store: impl Store) {
     assert_eq!(queued, 1);
 }
 
-async fn a_reboot_is_queued_once_until_the_last_one_ends_or_lapses(store: impl Store) {
+/// A reboot is queued once until the last one ends or lapses.
+pub async fn a_reboot_is_queued_once_until_the_last_one_ends_or_lapses(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     assert!(queue(&store, &pi, "c1", t0()).await);
@@ -92,7 +96,10 @@ async fn a_reboot_is_queued_once_until_the_last_one_ends_or_lapses(store: impl S
     assert!(queue(&store, &pi, "c7", t0() + minutes(15)).await);
 }
 
-async fn due_commands_are_handed_out_oldest_first_and_again_until_acknowledged(store: impl Store) {
+/// Due commands are handed out oldest first and again until acknowledged.
+pub async fn due_commands_are_handed_out_oldest_first_and_again_until_acknowledged(
+    store: impl Store,
+) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "pi-tok").await;
@@ -122,7 +129,7 @@ async fn due_commands_are_handed_out_oldest_first_and_again_until_acknowledged(s
 }
 
 /// Of two unacknowledged commands, both are handed out again, oldest first.
-async fn redelivered_commands_come_oldest_first(store: impl Store) {
+pub async fn redelivered_commands_come_oldest_first(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     assert!(queue(&store, &pi, "z-old", t0()).await);
     take(&store, &pi, t0()).await;
@@ -146,7 +153,8 @@ async fn redelivered_commands_come_oldest_first(store: impl Store) {
     assert_eq!(ids(&handed), ["z-old", "a-new"]);
 }
 
-async fn the_last_unacknowledged_delivery_tells_when_one_is_due_again(store: impl Store) {
+/// The last unacknowledged delivery tells when one is due again.
+pub async fn the_last_unacknowledged_delivery_tells_when_one_is_due_again(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
     let unacknowledged = |at: chrono::DateTime<chrono::Utc>| {
         let (store, pi) = (store.clone(), pi.clone());
@@ -168,7 +176,8 @@ async fn the_last_unacknowledged_delivery_tells_when_one_is_due_again(store: imp
     assert_eq!(unacknowledged(t0() + seconds(8)).await, None);
 }
 
-async fn commands_issued_at_or_before_the_lapse_are_not_handed_out(store: impl Store) {
+/// Commands issued at or before the lapse are not handed out.
+pub async fn commands_issued_at_or_before_the_lapse_are_not_handed_out(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     assert!(queue(&store, &pi, "lapsed", t0()).await);
@@ -190,7 +199,8 @@ async fn commands_issued_at_or_before_the_lapse_are_not_handed_out(store: impl S
     assert!(handed.is_empty(), "lapsed commands handed out: {handed:?}");
 }
 
-async fn commands_of_other_devices_are_not_handed_out(store: impl Store) {
+/// Commands of other devices are not handed out.
+pub async fn commands_of_other_devices_are_not_handed_out(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let pi = serial(1);
@@ -210,7 +220,8 @@ async fn commands_of_other_devices_are_not_handed_out(store: impl Store) {
     assert_eq!(ids(&take(&store, &bobs, t0()).await), ["for-bob"]);
 }
 
-async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
+/// Racing polls hand out each command exactly once.
+pub async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     for round in 0..5 {
@@ -238,7 +249,8 @@ async fn racing_polls_hand_out_each_command_exactly_once(store: impl Store) {
     }
 }
 
-async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
+/// Racing reboots queue exactly one command.
+pub async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     let start = std::sync::Arc::new(tokio::sync::Barrier::new(RACERS));
@@ -264,16 +276,3 @@ async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
     assert_eq!(winners.len(), 1, "{winners:?}");
     assert_eq!(ids(&take(&store, &pi, t0()).await), [winners[0].as_str()]);
 }
-
-store_contract::contract_tests!(
-    due_commands_are_handed_out_oldest_first_and_again_until_acknowledged,
-    redelivered_commands_come_oldest_first,
-    the_last_unacknowledged_delivery_tells_when_one_is_due_again,
-    a_pending_reboot_is_queued_once_until_it_lapses,
-    concurrent_reboots_queue_one_command,
-    a_reboot_is_queued_once_until_the_last_one_ends_or_lapses,
-    commands_issued_at_or_before_the_lapse_are_not_handed_out,
-    commands_of_other_devices_are_not_handed_out,
-    racing_polls_hand_out_each_command_exactly_once,
-    racing_reboots_queue_exactly_one_command,
-);

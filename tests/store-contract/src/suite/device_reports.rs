@@ -1,14 +1,15 @@
 //! What heartbeats report: last seen, facts and listening ports.
 
-use application::ports::DeviceRepository;
-use domain::secret::SecretHash;
-use domain::{Device, DeviceFacts, FactsReport, Protocol};
-use store_contract::{
+use crate::{
     Store, account, created_device, enrol, minutes, port, ports_report, report, rpi_4b, serial, t0,
     text,
 };
+use application::ports::DeviceRepository;
+use domain::secret::SecretHash;
+use domain::{Device, DeviceFacts, FactsReport, Protocol};
 
-async fn ports_are_empty_until_reported_and_hidden_from_other_accounts(store: impl Store) {
+/// Ports are empty until reported and hidden from other accounts.
+pub async fn ports_are_empty_until_reported_and_hidden_from_other_accounts(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let pi = serial(1);
@@ -33,7 +34,8 @@ async fn ports_are_empty_until_reported_and_hidden_from_other_accounts(store: im
     assert_eq!(store.ports(ann.id, &serial(3)).await.unwrap(), None);
 }
 
-async fn reported_ports_are_listed_ascending_and_replaced_only_when_sent(store: impl Store) {
+/// Reported ports are listed ascending and replaced only when sent.
+pub async fn reported_ports_are_listed_ascending_and_replaced_only_when_sent(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "tok").await;
@@ -93,7 +95,8 @@ async fn reported_ports_are_listed_ascending_and_replaced_only_when_sent(store: 
     assert_eq!(store.ports(ann.id, &pi).await.unwrap(), Some(vec![]));
 }
 
-async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
+/// A heartbeat sets last seen and applies the report.
+pub async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let enrolled = enrol(&store, ann.id, &pi, "tok").await;
@@ -167,7 +170,8 @@ async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store) {
     );
 }
 
-async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored(store: impl Store) {
+/// A heartbeat of a deleted or unknown device is ignored.
+pub async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "tok").await;
@@ -189,10 +193,3 @@ async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored(store: impl Store
         None
     );
 }
-
-store_contract::contract_tests!(
-    ports_are_empty_until_reported_and_hidden_from_other_accounts,
-    reported_ports_are_listed_ascending_and_replaced_only_when_sent,
-    a_heartbeat_sets_last_seen_and_applies_the_report,
-    a_heartbeat_of_a_deleted_or_unknown_device_is_ignored,
-);

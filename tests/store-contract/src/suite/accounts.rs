@@ -1,11 +1,12 @@
 //! Accounts and their API tokens.
 
+use crate::{RACERS, Store, account, new_account, race, t0, text};
 use application::ports::{AccountRepository, CreateAccountError};
 use domain::EmailAddress;
 use domain::secret::SecretHash;
-use store_contract::{RACERS, Store, account, new_account, race, t0, text};
 
-async fn accounts_are_unique_ignoring_case_and_created_with_their_token(store: impl Store) {
+/// Accounts are unique ignoring case and created with their token.
+pub async fn accounts_are_unique_ignoring_case_and_created_with_their_token(store: impl Store) {
     let account = AccountRepository::create(&store, new_account("Ann@Example.com", Some("tok-1")))
         .await
         .unwrap();
@@ -54,7 +55,8 @@ fn cased(address: &str, variant: usize) -> String {
         .collect()
 }
 
-async fn concurrent_creations_of_one_address_make_one_account(store: impl Store) {
+/// Concurrent creations of one address make one account.
+pub async fn concurrent_creations_of_one_address_make_one_account(store: impl Store) {
     let addresses: Vec<String> = (0..RACERS)
         .map(|i| cased("annabel@example.com", i))
         .collect();
@@ -119,7 +121,7 @@ async fn concurrent_creations_of_one_address_make_one_account(store: impl Store)
 
 /// The port part of the former `tokens_are_stored_only_as_hashes_and_revoked_one_by_one`
 /// (the look into the file stays with the SQLite adapter's tests).
-async fn tokens_are_revoked_one_by_one(store: impl Store) {
+pub async fn tokens_are_revoked_one_by_one(store: impl Store) {
     let account =
         AccountRepository::create(&store, new_account("a@example.com", Some("first-token")))
             .await
@@ -145,7 +147,8 @@ async fn tokens_are_revoked_one_by_one(store: impl Store) {
     );
 }
 
-async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
+/// Every token of an account is revoked at once.
+pub async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
     let ann = AccountRepository::create(&store, new_account("a@example.com", Some("ann-1")))
         .await
         .unwrap();
@@ -165,7 +168,8 @@ async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
     assert!(bob.is_some());
 }
 
-async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
+/// A new install token replaces the old one.
+pub async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
     let ann = account(&store, "ann").await;
     let rotated = store
         .replace_install_token(ann.id, "fresh-install-token")
@@ -186,7 +190,8 @@ async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
     );
 }
 
-async fn names_passwords_and_keys_are_updated(store: impl Store) {
+/// Names passwords and keys are updated.
+pub async fn names_passwords_and_keys_are_updated(store: impl Store) {
     let account = AccountRepository::create(&store, new_account("a@example.com", None))
         .await
         .unwrap();
@@ -209,7 +214,8 @@ async fn names_passwords_and_keys_are_updated(store: impl Store) {
     );
 }
 
-async fn an_install_token_finds_its_account(store: impl Store) {
+/// An install token finds its account.
+pub async fn an_install_token_finds_its_account(store: impl Store) {
     let ann = account(&store, "ann").await;
     let _bob = account(&store, "bob").await;
     let found = store.find_by_install_token("install-ann").await.unwrap();
@@ -219,13 +225,3 @@ async fn an_install_token_finds_its_account(store: impl Store) {
         None
     );
 }
-
-store_contract::contract_tests!(
-    accounts_are_unique_ignoring_case_and_created_with_their_token,
-    concurrent_creations_of_one_address_make_one_account,
-    tokens_are_revoked_one_by_one,
-    every_token_of_an_account_is_revoked_at_once,
-    a_new_install_token_replaces_the_old_one,
-    names_passwords_and_keys_are_updated,
-    an_install_token_finds_its_account,
-);

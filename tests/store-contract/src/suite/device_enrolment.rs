@@ -1,16 +1,17 @@
 //! Enrolment of devices and their device tokens.
 
-use crate::devices::assert_untouched;
+use super::devices::assert_untouched;
+use crate::{
+    RACERS, Store, account, created_device, enrol, enrolment, ids, minutes, port, ports_report,
+    queue, race, report, rpi_4b, serial, t0, take, text,
+};
 use application::ports::{DeviceChanges, DeviceRepository, EnrolError};
 use chrono::Duration;
 use domain::secret::SecretHash;
 use domain::{Device, DeviceFacts, MachineType, Protocol};
-use store_contract::{
-    RACERS, Store, account, created_device, enrol, enrolment, ids, minutes, port, ports_report,
-    queue, race, report, rpi_4b, serial, t0, take, text,
-};
 
-async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
+/// Enrolling a new serial creates a bare device.
+pub async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let mut e = enrolment(ann.id, &pi, "tok-1");
@@ -37,7 +38,8 @@ async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
     assert_eq!(store.list_for(ann.id).await.unwrap(), vec![expected]);
 }
 
-async fn enrolling_a_new_serial_keeps_the_machine_type_sent(store: impl Store) {
+/// Enrolling a new serial keeps the machine type sent.
+pub async fn enrolling_a_new_serial_keeps_the_machine_type_sent(store: impl Store) {
     let ann = account(&store, "ann").await;
     let mut e = enrolment(ann.id, &serial(1), "tok-1");
     e.machine_type = Some(rpi_4b());
@@ -52,7 +54,8 @@ async fn enrolling_a_new_serial_keeps_the_machine_type_sent(store: impl Store) {
     );
 }
 
-async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: impl Store) {
+/// Enrolling again rekeys and renames but keeps everything else.
+pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let mut first = enrolment(ann.id, &pi, "old-token");
@@ -150,7 +153,8 @@ async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store: imp
     assert_eq!(store.list_for(ann.id).await.unwrap().len(), 1);
 }
 
-async fn an_online_device_is_not_rekeyed(store: impl Store) {
+/// An online device is not rekeyed.
+pub async fn an_online_device_is_not_rekeyed(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let enrolled = enrol(&store, ann.id, &pi, "live-token").await;
@@ -178,7 +182,8 @@ async fn an_online_device_is_not_rekeyed(store: impl Store) {
     assert!(store.enroll(&again).await.is_ok());
 }
 
-async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
+/// A serial of another account cannot enrol.
+pub async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let pi = serial(1);
@@ -217,7 +222,8 @@ async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
     );
 }
 
-async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl Store) {
+/// A device created without a token is enrolled by its owner.
+pub async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl Store) {
     let ann = account(&store, "ann").await;
     let made = created_device(ann.id, 7);
     DeviceRepository::create(&store, &made).await.unwrap();
@@ -245,7 +251,7 @@ async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl S
 /// say): no error, one device, created by one of them; each is handed the
 /// device with its own name, and exactly one token, the one of the last
 /// enrolment to be applied, is current.
-async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
+pub async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let enrolled = race(RACERS, |i| {
@@ -297,13 +303,3 @@ async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store) {
     assert_eq!(current.len(), 1, "current tokens: {current:?}");
     assert_eq!(stored.name.as_str(), format!("pi-tok-{}", current[0]));
 }
-
-store_contract::contract_tests!(
-    an_online_device_is_not_rekeyed,
-    enrolling_a_new_serial_creates_a_bare_device,
-    enrolling_a_new_serial_keeps_the_machine_type_sent,
-    enrolling_again_rekeys_and_renames_but_keeps_everything_else,
-    a_serial_of_another_account_cannot_enrol,
-    a_device_created_without_a_token_is_enrolled_by_its_owner,
-    racing_enrolments_of_a_new_serial_make_one_device,
-);

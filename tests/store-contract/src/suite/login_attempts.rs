@@ -1,10 +1,10 @@
 //! Login attempts and the locks they set: each attempt is counted before its
 //! password is checked, so racing attempts cannot slip past the lockout.
 
+use crate::{Store, race, t0};
 use application::ports::{Admission, LockoutPolicy, LoginAttemptRepository};
 use chrono::Duration;
 use domain::Timestamp;
-use store_contract::{Store, race, t0};
 
 const POLICY: LockoutPolicy = LockoutPolicy {
     max_failures: 3,
@@ -13,7 +13,8 @@ const POLICY: LockoutPolicy = LockoutPolicy {
 
 use Admission::{Admitted, Locked};
 
-async fn the_last_allowed_attempt_is_admitted_and_locks_the_address(store: impl Store) {
+/// The last allowed attempt is admitted and locks the address.
+pub async fn the_last_allowed_attempt_is_admitted_and_locks_the_address(store: impl Store) {
     let address = "ann@example.com";
     for n in 0..3 {
         let at = t0() + Duration::seconds(n);
@@ -34,7 +35,8 @@ async fn the_last_allowed_attempt_is_admitted_and_locks_the_address(store: impl 
     assert_eq!(store.admit(address, until, POLICY).await.unwrap(), Admitted);
 }
 
-async fn old_attempts_are_forgotten_and_success_clears_them(store: impl Store) {
+/// Old attempts are forgotten and success clears them.
+pub async fn old_attempts_are_forgotten_and_success_clears_them(store: impl Store) {
     let address = "ann@example.com";
     store.admit(address, t0(), POLICY).await.unwrap();
     store.admit(address, t0(), POLICY).await.unwrap();
@@ -78,7 +80,7 @@ async fn attempt_at_once(
 
 /// Attempts at once, from every instance of a cluster, say: exactly as many
 /// are admitted as the lockout allows, and the rest are refused.
-async fn racing_attempts_admit_exactly_the_maximum(store: impl Store) {
+pub async fn racing_attempts_admit_exactly_the_maximum(store: impl Store) {
     const MAX: u32 = 5;
     let policy = LockoutPolicy {
         max_failures: MAX,
@@ -103,9 +105,3 @@ async fn racing_attempts_admit_exactly_the_maximum(store: impl Store) {
     let admitted = outcomes.iter().filter(|o| **o == Admitted).count();
     assert_eq!(admitted, 3, "{outcomes:?}");
 }
-
-store_contract::contract_tests!(
-    the_last_allowed_attempt_is_admitted_and_locks_the_address,
-    old_attempts_are_forgotten_and_success_clears_them,
-    racing_attempts_admit_exactly_the_maximum,
-);

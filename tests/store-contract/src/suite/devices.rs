@@ -1,16 +1,16 @@
 //! Devices: creation and listing, edits and deletion.
 
+use crate::{
+    RACERS, Store, account, ack, created_device, device, done, enrol, ids, minutes, new_account,
+    port, ports_report, queue, race, serial, t0, take, text,
+};
 use application::ports::{AccountRepository, CreateDeviceError, DeviceChanges, DeviceRepository};
 use chrono::Duration;
 use domain::secret::SecretHash;
 use domain::{Device, Protocol};
-use store_contract::{
-    RACERS, Store, account, ack, created_device, device, done, enrol, ids, minutes, new_account,
-    port, ports_report, queue, race, serial, t0, take, text,
-};
 
 /// The device is stored exactly as `device`, for its owner and by its token.
-pub async fn assert_untouched(store: &impl Store, device: &Device, token: &str) {
+pub(super) async fn assert_untouched(store: &impl Store, device: &Device, token: &str) {
     assert_eq!(
         store
             .find_for(device.owner, &device.serial)
@@ -29,7 +29,8 @@ pub async fn assert_untouched(store: &impl Store, device: &Device, token: &str) 
     );
 }
 
-async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: impl Store) {
+/// Devices are listed in order and foreign ones are invisible.
+pub async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: impl Store) {
     let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
         .await
         .unwrap();
@@ -61,7 +62,8 @@ async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: impl 
     assert!(matches!(again, Err(CreateDeviceError::DuplicateSerial)));
 }
 
-async fn an_update_changes_only_the_fields_given(store: impl Store) {
+/// An update changes only the fields given.
+pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
     let ann = account(&store, "ann").await;
     let made = created_device(ann.id, 1);
     DeviceRepository::create(&store, &made).await.unwrap();
@@ -129,7 +131,8 @@ async fn an_update_changes_only_the_fields_given(store: impl Store) {
     );
 }
 
-async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: impl Store) {
+/// An update of a foreign or missing device changes nothing.
+pub async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let bobs = created_device(bob.id, 1);
@@ -155,7 +158,8 @@ async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: impl St
     assert_eq!(store.list_for(bob.id).await.unwrap().len(), 1);
 }
 
-async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl Store) {
+/// A deleted device goes with its token ports and commands.
+pub async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let kept = serial(2);
@@ -215,7 +219,8 @@ async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl Sto
     );
 }
 
-async fn deleting_a_device_of_another_account_keeps_it(store: impl Store) {
+/// Deleting a device of another account keeps it.
+pub async fn deleting_a_device_of_another_account_keeps_it(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let pi = serial(1);
@@ -231,7 +236,7 @@ async fn deleting_a_device_of_another_account_keeps_it(store: impl Store) {
 
 /// Creations of one serial at once, by one account or several: exactly one
 /// device is made, every other creation is told the serial is taken.
-async fn racing_creations_of_one_serial_make_one_device(store: impl Store) {
+pub async fn racing_creations_of_one_serial_make_one_device(store: impl Store) {
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let attempts = race(RACERS, |i| {
@@ -262,12 +267,3 @@ async fn racing_creations_of_one_serial_make_one_device(store: impl Store) {
     everyones.extend(store.list_for(bob.id).await.unwrap());
     assert_eq!(everyones, [winner]);
 }
-
-store_contract::contract_tests!(
-    devices_are_listed_in_order_and_foreign_ones_are_invisible,
-    racing_creations_of_one_serial_make_one_device,
-    an_update_changes_only_the_fields_given,
-    an_update_of_a_foreign_or_missing_device_changes_nothing,
-    a_deleted_device_goes_with_its_token_ports_and_commands,
-    deleting_a_device_of_another_account_keeps_it,
-);

@@ -1,13 +1,12 @@
 //! E-mailed keys: verification and password reset.
 
+use crate::{RACERS, Store, completed, new_account, race, reload, store_reset_key, t0, unverified};
 use application::ports::{AccountRepository, MAX_OUTSTANDING_RESET_KEYS};
 use chrono::Duration;
 use domain::secret::SecretHash;
-use store_contract::{
-    RACERS, Store, completed, new_account, race, reload, store_reset_key, t0, unverified,
-};
 
-async fn a_verification_key_works_until_it_expires_even_when_used(store: impl Store) {
+/// A verification key works until it expires even when used.
+pub async fn a_verification_key_works_until_it_expires_even_when_used(store: impl Store) {
     let account = unverified(&store).await;
     let key = SecretHash::of("verify");
     assert!(store.verify_email(&key, t0()).await.unwrap());
@@ -32,7 +31,8 @@ async fn a_verification_key_works_until_it_expires_even_when_used(store: impl St
     );
 }
 
-async fn keys_only_work_for_their_purpose(store: impl Store) {
+/// Keys only work for their purpose.
+pub async fn keys_only_work_for_their_purpose(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     assert!(
@@ -51,7 +51,8 @@ async fn keys_only_work_for_their_purpose(store: impl Store) {
     assert!(!reload(&store, &account).await.email_verified);
 }
 
-async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: impl Store) {
+/// A reset sets the password verifies and ends every reset key.
+pub async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: impl Store) {
     let account = unverified(&store).await;
     for key in ["reset-1", "reset-2"] {
         store_reset_key(&store, &account, key, t0()).await;
@@ -80,7 +81,8 @@ async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: impl
     }
 }
 
-async fn a_reset_ends_every_api_token_and_replaces_the_install_token(store: impl Store) {
+/// A reset ends every api token and replaces the install token.
+pub async fn a_reset_ends_every_api_token_and_replaces_the_install_token(store: impl Store) {
     let ann = AccountRepository::create(&store, new_account("ann@example.com", Some("ann-token")))
         .await
         .unwrap();
@@ -120,7 +122,10 @@ async fn a_reset_ends_every_api_token_and_replaces_the_install_token(store: impl
     assert_eq!(found.map(|a| a.id), Some(bob.id));
 }
 
-async fn at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest(store: impl Store) {
+/// At most five reset keys are outstanding and a sixth ends the oldest.
+pub async fn at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest(
+    store: impl Store,
+) {
     let account = unverified(&store).await;
     // All in one second: the order they were made in decides, not their expiry.
     for i in 0..=MAX_OUTSTANDING_RESET_KEYS {
@@ -152,7 +157,8 @@ async fn at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest(sto
     }
 }
 
-async fn a_password_change_ends_every_reset_key(store: impl Store) {
+/// A password change ends every reset key.
+pub async fn a_password_change_ends_every_reset_key(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     store
@@ -171,7 +177,8 @@ async fn a_password_change_ends_every_reset_key(store: impl Store) {
     assert_eq!(after.password_hash.as_deref(), Some("$argon2id$changed"));
 }
 
-async fn purging_forgets_expired_keys_only(store: impl Store) {
+/// Purging forgets expired keys only.
+pub async fn purging_forgets_expired_keys_only(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     store.purge_keys(t0() + Duration::hours(23)).await.unwrap();
@@ -212,7 +219,8 @@ async fn purging_forgets_expired_keys_only(store: impl Store) {
     );
 }
 
-async fn an_expired_reset_key_opens_nothing(store: impl Store) {
+/// An expired reset key opens nothing.
+pub async fn an_expired_reset_key_opens_nothing(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     let key = SecretHash::of("reset");
@@ -230,7 +238,7 @@ async fn an_expired_reset_key_opens_nothing(store: impl Store) {
 /// "false when another request used the key first": of many requests
 /// completing a reset with one key at once, exactly one does, and its
 /// password is the one stored.
-async fn racing_resets_with_one_key_succeed_once(store: impl Store) {
+pub async fn racing_resets_with_one_key_succeed_once(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     let outcomes = race(RACERS, |i| {
@@ -258,7 +266,7 @@ async fn racing_resets_with_one_key_succeed_once(store: impl Store) {
 /// A completed reset ends every reset key of the account, atomically with
 /// using its own: of resets racing with different keys of one account,
 /// exactly one succeeds.
-async fn racing_resets_with_different_keys_of_one_account_succeed_once(store: impl Store) {
+pub async fn racing_resets_with_different_keys_of_one_account_succeed_once(store: impl Store) {
     const KEYS: usize = MAX_OUTSTANDING_RESET_KEYS;
     let account = unverified(&store).await;
     for i in 0..KEYS {
@@ -288,16 +296,3 @@ async fn racing_resets_with_different_keys_of_one_account_succeed_once(store: im
         assert!(store.reset_account(&key, t0()).await.unwrap().is_none());
     }
 }
-
-store_contract::contract_tests!(
-    a_verification_key_works_until_it_expires_even_when_used,
-    keys_only_work_for_their_purpose,
-    a_reset_sets_the_password_verifies_and_ends_every_reset_key,
-    an_expired_reset_key_opens_nothing,
-    racing_resets_with_one_key_succeed_once,
-    racing_resets_with_different_keys_of_one_account_succeed_once,
-    a_reset_ends_every_api_token_and_replaces_the_install_token,
-    at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest,
-    a_password_change_ends_every_reset_key,
-    purging_forgets_expired_keys_only,
-);

@@ -1,14 +1,15 @@
 //! The listeners that long polls wait on: woken by a reboot or a deletion, or timing out.
 
+use crate::{Store, account, enrol, one_enrolled_device, queue, serial, t0, take};
 use std::time::Duration;
-use store_contract::{Store, account, enrol, one_enrolled_device, queue, serial, t0, take};
 
 /// Long enough that a woken wait always finishes well within it.
 const WAKE_DEADLINE: Duration = Duration::from_secs(5);
 /// A wait that is not woken must still be waiting after this.
 const QUIET_PERIOD: Duration = Duration::from_millis(200);
 
-async fn a_queued_reboot_wakes_a_listener_made_before_it(store: impl Store) {
+/// A queued reboot wakes a listener made before it.
+pub async fn a_queued_reboot_wakes_a_listener_made_before_it(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     let mut listener = store.listen(&pi);
@@ -17,7 +18,8 @@ async fn a_queued_reboot_wakes_a_listener_made_before_it(store: impl Store) {
     assert!(woken.is_ok(), "the listener was not woken by the reboot");
 }
 
-async fn a_queued_reboot_wakes_a_wait_in_progress(store: impl Store) {
+/// A queued reboot wakes a wait in progress.
+pub async fn a_queued_reboot_wakes_a_wait_in_progress(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     let mut listener = store.listen(&pi);
@@ -32,7 +34,8 @@ async fn a_queued_reboot_wakes_a_wait_in_progress(store: impl Store) {
     );
 }
 
-async fn a_reboot_of_another_device_does_not_wake_a_listener(store: impl Store) {
+/// A reboot of another device does not wake a listener.
+pub async fn a_reboot_of_another_device_does_not_wake_a_listener(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     let other = serial(2);
@@ -54,7 +57,8 @@ async fn a_reboot_of_another_device_does_not_wake_a_listener(store: impl Store) 
     assert!(woken.is_ok(), "not woken by a reboot of its own device");
 }
 
-async fn a_listener_times_out_when_nothing_is_queued(store: impl Store) {
+/// A listener times out when nothing is queued.
+pub async fn a_listener_times_out_when_nothing_is_queued(store: impl Store) {
     let pi = one_enrolled_device(&store).await;
 
     let mut listener = store.listen(&pi);
@@ -62,7 +66,8 @@ async fn a_listener_times_out_when_nothing_is_queued(store: impl Store) {
     assert!(returned.is_ok(), "the wait outlived its own timeout");
 }
 
-async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
+/// Deleting a device wakes its listeners.
+pub async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "tok").await;
@@ -72,11 +77,3 @@ async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
     let woken = tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await;
     assert!(woken.is_ok(), "the listener was not woken by the deletion");
 }
-
-store_contract::contract_tests!(
-    a_queued_reboot_wakes_a_listener_made_before_it,
-    a_queued_reboot_wakes_a_wait_in_progress,
-    a_reboot_of_another_device_does_not_wake_a_listener,
-    a_listener_times_out_when_nothing_is_queued,
-    deleting_a_device_wakes_its_listeners,
-);

@@ -1,0 +1,182 @@
+//! The contract tests, one module per subject, each test a generic
+//! `pub async fn name(store: impl Store)` of the ports alone; [`suite!`](crate::suite!)
+//! runs them all on the stores of one adapter.
+
+pub mod accounts;
+pub mod command_listeners;
+pub mod command_outcomes;
+pub mod commands;
+pub mod device_enrolment;
+pub mod device_reports;
+pub mod devices;
+pub mod keys;
+pub mod login_attempts;
+pub mod outbox;
+
+/// Generates, in the crate that invokes it (a storage adapter's test crate),
+/// one `#[tokio::test]` per contract test, in a module per subject (so tests
+/// are named `<subject>::<test>`), each opening a fresh store with `open`,
+/// running the test on it and keeping the store's scratch files until the
+/// test ends. Any attributes given after `open` are put on every test.
+///
+/// `open` is an `async fn() -> Opened<S>` (with `S:` [`Store`](crate::Store))
+/// of the invoking module; the tests need `tokio` among the crate's
+/// dev-dependencies.
+///
+/// ```text
+/// async fn fresh() -> store_contract::Opened<MyStore> { /* … */ }
+/// store_contract::suite!(fresh, #[ignore = "needs a server"]);
+/// ```
+///
+/// This is the one list of the contract: a test added to a module of
+/// [`suite`](mod@crate::suite) is added here too (a unit test checks it).
+#[macro_export]
+macro_rules! suite {
+    ($open:path $(, #[$attribute:meta])* $(,)?) => {
+        $crate::suite!(@list tests ($open, [$(#[$attribute])*]));
+    };
+    // The arms below are internal: the one list of the contract, handed to
+    // `@tests` (the tests of an adapter) or `@names` (for the unit test).
+    (@list $mode:ident $arguments:tt) => {
+        $crate::suite! { @$mode $arguments {
+            accounts {
+                accounts_are_unique_ignoring_case_and_created_with_their_token,
+                concurrent_creations_of_one_address_make_one_account,
+                tokens_are_revoked_one_by_one,
+                every_token_of_an_account_is_revoked_at_once,
+                a_new_install_token_replaces_the_old_one,
+                names_passwords_and_keys_are_updated,
+                an_install_token_finds_its_account,
+            }
+            command_listeners {
+                a_queued_reboot_wakes_a_listener_made_before_it,
+                a_queued_reboot_wakes_a_wait_in_progress,
+                a_reboot_of_another_device_does_not_wake_a_listener,
+                a_listener_times_out_when_nothing_is_queued,
+                deleting_a_device_wakes_its_listeners,
+            }
+            command_outcomes {
+                the_history_shows_the_newest_first_with_what_became_of_each,
+                received_then_failed_keeps_the_failure,
+                purging_forgets_commands_issued_before_the_cut,
+                an_acknowledgement_is_recorded_once_for_the_devices_own_command,
+                an_acknowledged_command_is_not_handed_out_later,
+            }
+            commands {
+                due_commands_are_handed_out_oldest_first_and_again_until_acknowledged,
+                redelivered_commands_come_oldest_first,
+                the_last_unacknowledged_delivery_tells_when_one_is_due_again,
+                a_pending_reboot_is_queued_once_until_it_lapses,
+                concurrent_reboots_queue_one_command,
+                a_reboot_is_queued_once_until_the_last_one_ends_or_lapses,
+                commands_issued_at_or_before_the_lapse_are_not_handed_out,
+                commands_of_other_devices_are_not_handed_out,
+                racing_polls_hand_out_each_command_exactly_once,
+                racing_reboots_queue_exactly_one_command,
+            }
+            device_enrolment {
+                an_online_device_is_not_rekeyed,
+                enrolling_a_new_serial_creates_a_bare_device,
+                enrolling_a_new_serial_keeps_the_machine_type_sent,
+                enrolling_again_rekeys_and_renames_but_keeps_everything_else,
+                a_serial_of_another_account_cannot_enrol,
+                a_device_created_without_a_token_is_enrolled_by_its_owner,
+                racing_enrolments_of_a_new_serial_make_one_device,
+            }
+            device_reports {
+                ports_are_empty_until_reported_and_hidden_from_other_accounts,
+                reported_ports_are_listed_ascending_and_replaced_only_when_sent,
+                a_heartbeat_sets_last_seen_and_applies_the_report,
+                a_heartbeat_of_a_deleted_or_unknown_device_is_ignored,
+            }
+            devices {
+                devices_are_listed_in_order_and_foreign_ones_are_invisible,
+                racing_creations_of_one_serial_make_one_device,
+                an_update_changes_only_the_fields_given,
+                an_update_of_a_foreign_or_missing_device_changes_nothing,
+                a_deleted_device_goes_with_its_token_ports_and_commands,
+                deleting_a_device_of_another_account_keeps_it,
+            }
+            keys {
+                a_verification_key_works_until_it_expires_even_when_used,
+                keys_only_work_for_their_purpose,
+                a_reset_sets_the_password_verifies_and_ends_every_reset_key,
+                an_expired_reset_key_opens_nothing,
+                racing_resets_with_one_key_succeed_once,
+                racing_resets_with_different_keys_of_one_account_succeed_once,
+                a_reset_ends_every_api_token_and_replaces_the_install_token,
+                at_most_five_reset_keys_are_outstanding_and_a_sixth_ends_the_oldest,
+                a_password_change_ends_every_reset_key,
+                purging_forgets_expired_keys_only,
+            }
+            login_attempts {
+                the_last_allowed_attempt_is_admitted_and_locks_the_address,
+                old_attempts_are_forgotten_and_success_clears_them,
+                racing_attempts_admit_exactly_the_maximum,
+            }
+            outbox {
+                mail_is_queued_with_its_change_and_claimed_once_per_lease,
+                failed_mail_waits_for_its_retry_and_delivered_mail_is_gone,
+                racing_workers_claim_each_mail_once,
+                committing_mail_wakes_the_worker,
+                storing_a_key_wakes_the_worker,
+                mail_queued_before_the_wait_ends_it,
+                waiting_for_mail_ends_at_its_timeout,
+            }
+        }}
+    };
+    (@tests $arguments:tt { $($subject:ident { $($test:ident,)+ })+ }) => {
+        $(
+            mod $subject {
+                #[allow(unused_imports)]
+                use super::*;
+                $( $crate::suite!(@test $arguments, $subject, $test); )+
+            }
+        )+
+    };
+    (@test ($open:path, [$(#[$attribute:meta])*]), $subject:ident, $test:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        $(#[$attribute])*
+        async fn $test() {
+            let opened = $open().await;
+            $crate::suite::$subject::$test(::std::clone::Clone::clone(&*opened)).await;
+        }
+    };
+    (@names () { $($subject:ident { $($test:ident,)+ })+ }) => {
+        [$($(concat!(stringify!($subject), "::", stringify!($test)),)+)+]
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    /// Every `pub async fn` of the files of `src/suite/` is in [`suite!`]'s
+    /// list, and the list names nothing else.
+    #[test]
+    fn the_macro_lists_every_test_of_the_suite() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/suite");
+        let mut defined = BTreeSet::new();
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let subject = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let source = std::fs::read_to_string(&path).unwrap();
+            for line in source.lines() {
+                if let Some(rest) = line.strip_prefix("pub async fn ") {
+                    let name = rest.split(['(', '<']).next().unwrap();
+                    defined.insert(format!("{subject}::{name}"));
+                }
+            }
+        }
+        let listed: BTreeSet<String> = crate::suite!(@list names ())
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let unlisted: Vec<_> = defined.difference(&listed).collect();
+        let unknown: Vec<_> = listed.difference(&defined).collect();
+        assert!(
+            unlisted.is_empty() && unknown.is_empty(),
+            "missing from suite!'s list: {unlisted:?}; listed but not in src/suite: {unknown:?}"
+        );
+    }
+}
