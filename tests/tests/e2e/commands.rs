@@ -169,7 +169,6 @@ fn shutdown_answers_every_open_long_poll_at_once() {
         .map(|i| install(&server, &alice, &format!("pi-{i}")).token)
         .collect();
     let address = server.base().trim_start_matches("http://").to_owned();
-    let sockets_before = open_sockets(server.pid());
     let mut polls: Vec<TcpStream> = (0..POLLS)
         .map(|i| {
             let mut stream = TcpStream::connect(&address).expect("a connection");
@@ -186,10 +185,12 @@ fn shutdown_answers_every_open_long_poll_at_once() {
             stream
         })
         .collect();
-    // Let the server accept every connection (however busy the machine),
-    // then let every poll reach its wait.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while open_sockets(server.pid()) < sockets_before + POLLS && Instant::now() < deadline {
+    // Let the server read every request (however busy the machine): a
+    // request still unread at SIGTERM is no open poll. Then let every poll
+    // reach its wait.
+    let port: u16 = address.rsplit(':').next().unwrap().parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while requests_read(port) < POLLS && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_secs(2));
@@ -199,28 +200,39 @@ fn shutdown_answers_every_open_long_poll_at_once() {
     assert!(status.is_some(), "still running 10 s after SIGTERM");
     assert!(exited < Duration::from_secs(5), "exited after {exited:?}");
     let mut answered = 0;
+    let mut others = std::collections::BTreeMap::<String, usize>::new();
     for stream in &mut polls {
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
         let answer = String::from_utf8_lossy(&answer);
         if answer.starts_with("HTTP/1.1 200") && answer.ends_with(r#"{"commands":[]}"#) {
             answered += 1;
+        } else {
+            let head = answer.lines().next().unwrap_or("(nothing)").to_owned();
+            *others.entry(head).or_default() += 1;
         }
     }
-    assert_eq!(answered, POLLS, "answered with no commands");
+    assert_eq!(
+        answered, POLLS,
+        "answered with no commands; the others got {others:?}"
+    );
 }
 
-/// How many sockets the process `pid` holds open.
-fn open_sockets(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|entry| {
-                    std::fs::read_link(entry.path())
-                        .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
-                })
-                .count()
+/// How many connections to `port` on 127.0.0.1 the server has accepted and
+/// read everything sent on: established, with nothing left in the receive
+/// queue (`/proc/net/tcp`).
+fn requests_read(port: u16) -> usize {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let local = format!("0100007F:{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.len() > 4
+                && fields[1] == local
+                && fields[3] == "01"
+                && fields[4].ends_with(":00000000")
         })
-        .unwrap_or(0)
+        .count()
 }
