@@ -159,7 +159,7 @@ fn a_command_not_acknowledged_is_handed_out_again_with_the_same_id() {
 
 e2e!(shutdown_answers_every_open_long_poll_at_once);
 /// SIGTERM with 1,000 long polls open: every one is answered at once with
-/// no commands, and the server exits within 5 s.
+/// no commands, and the server exits within its 4 s grace (plus slack).
 fn shutdown_answers_every_open_long_poll_at_once() {
     const POLLS: usize = 1000;
     let mut server = Server::builder().throttle_off().process().start();
@@ -198,7 +198,9 @@ fn shutdown_answers_every_open_long_poll_at_once() {
     let status = server.terminate(Duration::from_secs(10));
     let exited = started.elapsed();
     assert!(status.is_some(), "still running 10 s after SIGTERM");
-    assert!(exited < Duration::from_secs(5), "exited after {exited:?}");
+    // Requests in flight get 4 s; the rest is slack for a machine running
+    // the suite many tests at a time (alone, the exit takes some 50 ms).
+    assert!(exited < Duration::from_secs(8), "exited after {exited:?}");
     let mut answered = 0;
     let mut others = std::collections::BTreeMap::<String, usize>::new();
     for stream in &mut polls {
