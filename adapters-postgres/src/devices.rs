@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use deadpool_postgres::Transaction;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port, Serial,
-    Timestamp,
+    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port,
+    Serial, Timestamp,
 };
 
 /// The device with this serial, locked until the transaction ends.
@@ -166,10 +166,10 @@ impl DeviceRepository for PgStore {
                         &d.facts.operating_system.as_str(),
                         &d.facts.uname.as_str(),
                         &d.facts.machine_type.code(),
-                        &d.facts.disk_capacity,
-                        &d.facts.disk_used,
-                        &d.facts.processor_speed,
-                        &d.facts.ram_capacity,
+                        &d.facts.disk_capacity.map(Amount::get),
+                        &d.facts.disk_used.map(Amount::get),
+                        &d.facts.processor_speed.get(),
+                        &d.facts.ram_capacity.get(),
                         &d.last_seen.map(rows::at),
                         &rows::at(d.created_time),
                     ],
@@ -337,10 +337,10 @@ impl DeviceRepository for PgStore {
                         &facts.operating_system.as_str(),
                         &facts.uname.as_str(),
                         &facts.machine_type.code(),
-                        &facts.disk_capacity,
-                        &facts.disk_used,
-                        &facts.processor_speed,
-                        &facts.ram_capacity,
+                        &facts.disk_capacity.map(Amount::get),
+                        &facts.disk_used.map(Amount::get),
+                        &facts.processor_speed.get(),
+                        &facts.ram_capacity.get(),
                         &rows::at(now),
                     ],
                 )

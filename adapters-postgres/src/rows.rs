@@ -3,9 +3,9 @@
 use application::StoreError;
 use chrono::Timelike;
 use domain::{
-    Account, AccountId, AckDetail, Action, AgentVersion, Command, CommandRecord, CommandStatus,
-    Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType, OperatingSystem,
-    Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
+    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandRecord,
+    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType,
+    OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
 };
 use tokio_postgres::Row;
 
@@ -59,10 +59,16 @@ pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
             operating_system: OperatingSystem::from_stored(row.try_get(6).map_err(read)?),
             uname: Uname::from_stored(row.try_get(7).map_err(read)?),
             machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
-            disk_capacity: row.try_get(9).map_err(read)?,
-            disk_used: row.try_get(10).map_err(read)?,
-            processor_speed: row.try_get(11).map_err(read)?,
-            ram_capacity: row.try_get(12).map_err(read)?,
+            disk_capacity: row
+                .try_get::<_, Option<i64>>(9)
+                .map_err(read)?
+                .map(Amount::from_stored),
+            disk_used: row
+                .try_get::<_, Option<i64>>(10)
+                .map_err(read)?
+                .map(Amount::from_stored),
+            processor_speed: Amount::from_stored(row.try_get(11).map_err(read)?),
+            ram_capacity: Amount::from_stored(row.try_get(12).map_err(read)?),
         },
         last_seen: row.try_get(13).map_err(read)?,
         created_time: row.try_get(14).map_err(read)?,

@@ -7,8 +7,8 @@ use application::ports::{
 use async_trait::async_trait;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port, Serial,
-    Timestamp,
+    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port,
+    Serial, Timestamp,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -136,10 +136,10 @@ impl DeviceRepository for SqliteStore {
                     d.facts.operating_system.as_str(),
                     d.facts.uname.as_str(),
                     d.facts.machine_type.code(),
-                    d.facts.disk_capacity,
-                    d.facts.disk_used,
-                    d.facts.processor_speed,
-                    d.facts.ram_capacity,
+                    d.facts.disk_capacity.map(Amount::get),
+                    d.facts.disk_used.map(Amount::get),
+                    d.facts.processor_speed.get(),
+                    d.facts.ram_capacity.get(),
                     d.last_seen.map(rows::to_secs),
                     rows::to_secs(d.created_time),
                 ],
@@ -282,10 +282,10 @@ impl DeviceRepository for SqliteStore {
                     facts.operating_system.as_str(),
                     facts.uname.as_str(),
                     facts.machine_type.code(),
-                    facts.disk_capacity,
-                    facts.disk_used,
-                    facts.processor_speed,
-                    facts.ram_capacity,
+                    facts.disk_capacity.map(Amount::get),
+                    facts.disk_used.map(Amount::get),
+                    facts.processor_speed.get(),
+                    facts.ram_capacity.get(),
                     rows::to_secs(now),
                 ],
             )?;

@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    Account, AccountId, AckDetail, Action, AgentVersion, Command, CommandRecord, CommandStatus,
-    Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType, OperatingSystem,
-    Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
+    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandRecord,
+    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType,
+    OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -63,10 +63,10 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
             operating_system: OperatingSystem::from_stored(row.get(6)?),
             uname: Uname::from_stored(row.get(7)?),
             machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
-            disk_capacity: row.get(9)?,
-            disk_used: row.get(10)?,
-            processor_speed: row.get(11)?,
-            ram_capacity: row.get(12)?,
+            disk_capacity: row.get::<_, Option<i64>>(9)?.map(Amount::from_stored),
+            disk_used: row.get::<_, Option<i64>>(10)?.map(Amount::from_stored),
+            processor_speed: Amount::from_stored(row.get(11)?),
+            ram_capacity: Amount::from_stored(row.get(12)?),
         },
         last_seen: row.get::<_, Option<i64>>(13)?.map(from_secs),
         created_time: from_secs(row.get(14)?),

@@ -3,6 +3,7 @@
 use crate::answer_limit::{AnswerBuffer, MAX_ANSWER_BYTES, TooLarge};
 use crate::endpoints::Endpoints;
 use crate::protocol::{Ack, Command, CommandList, HeartbeatAnswer, InstallAnswer, InstallRequest};
+use domain::PollWait;
 use reqwest::header::{AUTHORIZATION, HeaderValue, LOCATION, RETRY_AFTER};
 use reqwest::{RequestBuilder, Response, StatusCode, redirect};
 use serde::Serialize;
@@ -171,12 +172,12 @@ impl DeviceClient {
     }
 
     /// `GET /agent/commands/?wait=<wait>`: waits up to `wait` seconds for commands.
-    pub async fn commands(&self, wait: u64) -> Result<Vec<Command>, ApiError> {
+    pub async fn commands(&self, wait: PollWait) -> Result<Vec<Command>, ApiError> {
         let builder = self
             .server
             .http
             .get(self.server.endpoints.commands(wait))
-            .timeout(Duration::from_secs(wait) + LONG_POLL_MARGIN);
+            .timeout(wait.duration() + LONG_POLL_MARGIN);
         let list: CommandList = json_body(self.authorized(builder).await?).await?;
         Ok(list.commands)
     }

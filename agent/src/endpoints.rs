@@ -1,5 +1,6 @@
 //! The URLs of the agent protocol, built from the server's base URL.
 
+use domain::PollWait;
 use reqwest::Url;
 use std::net::IpAddr;
 
@@ -78,7 +79,7 @@ impl Endpoints {
     }
 
     /// `GET {server}/agent/commands/?wait=<wait>`.
-    pub fn commands(&self, wait: u64) -> Url {
+    pub fn commands(&self, wait: PollWait) -> Url {
         let mut url = self.route(&["agent", "commands"]);
         url.query_pairs_mut().append_pair("wait", &wait.to_string());
         url
@@ -137,7 +138,7 @@ mod tests {
                 "http://127.0.0.1:8000/agent/heartbeat/"
             );
             assert_eq!(
-                endpoints.commands(30).as_str(),
+                endpoints.commands(PollWait::new(30).unwrap()).as_str(),
                 "http://127.0.0.1:8000/agent/commands/?wait=30"
             );
             assert_eq!(

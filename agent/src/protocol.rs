@@ -1,6 +1,6 @@
 //! The JSON bodies of the agent protocol (docs/agent-protocol.md).
 
-use domain::AckDetail;
+use domain::{AckDetail, Amount};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -187,6 +187,22 @@ pub(crate) fn as_text<T: AsRef<str>, S: Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(text.as_ref())
+}
+
+/// Serializes an amount (bytes, MiB, MHz) as a JSON number.
+pub(crate) fn as_amount<S: Serializer>(amount: &Amount, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_i64(amount.get())
+}
+
+/// Serializes an amount that may be unknown: a JSON number, or `null`.
+pub(crate) fn as_optional_amount<S: Serializer>(
+    amount: &Option<Amount>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match amount {
+        Some(amount) => serializer.serialize_some(&amount.get()),
+        None => serializer.serialize_none(),
+    }
 }
 
 fn is_blank_detail(detail: &AckDetail) -> bool {

@@ -13,13 +13,11 @@ use crate::endpoints::{Endpoints, InvalidServerUrl};
 use crate::facts::Facts;
 use crate::file_change;
 use crate::protocol::{Ack, Command};
+use domain::PollWait;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// The longest `wait` of a long poll the server accepts, in seconds.
-pub const MAX_LONG_POLL_SECONDS: u64 = 60;
 
 /// The longest wait between attempts while the server refuses the device
 /// token (401): an hour.
@@ -312,10 +310,10 @@ fn device_client(config: &Config) -> Result<DeviceClient, RunError> {
 /// The `wait` of a long poll when the next heartbeat is due in `left`: the
 /// whole seconds left, rounded to the nearest (so that 29.99 s left is one
 /// 30 s poll, not a 29 s poll and then a 1 s one), at least 1, at most
-/// [`MAX_LONG_POLL_SECONDS`].
-pub fn long_poll_wait(left: Duration) -> u64 {
+/// [`PollWait::MAX_SECS`].
+pub fn long_poll_wait(left: Duration) -> PollWait {
     let rounded = (left + Duration::from_millis(500)).as_secs();
-    rounded.clamp(1, MAX_LONG_POLL_SECONDS)
+    PollWait::at_most(rounded.max(1))
 }
 
 #[cfg(test)]
@@ -324,12 +322,12 @@ mod tests {
 
     #[test]
     fn long_polls_wait_the_whole_seconds_left_within_bounds() {
-        assert_eq!(long_poll_wait(Duration::from_millis(29_990)), 30);
-        assert_eq!(long_poll_wait(Duration::from_secs(30)), 30);
-        assert_eq!(long_poll_wait(Duration::from_millis(29_400)), 29);
-        assert_eq!(long_poll_wait(Duration::from_millis(400)), 1);
-        assert_eq!(long_poll_wait(Duration::ZERO), 1);
-        assert_eq!(long_poll_wait(Duration::from_secs(600)), 60);
+        assert_eq!(long_poll_wait(Duration::from_millis(29_990)).secs(), 30);
+        assert_eq!(long_poll_wait(Duration::from_secs(30)).secs(), 30);
+        assert_eq!(long_poll_wait(Duration::from_millis(29_400)).secs(), 29);
+        assert_eq!(long_poll_wait(Duration::from_millis(400)).secs(), 1);
+        assert_eq!(long_poll_wait(Duration::ZERO).secs(), 1);
+        assert_eq!(long_poll_wait(Duration::from_secs(600)).secs(), 60);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use adapters_http::Rate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use domain::{AgentVersion, DeviceDescription, DeviceName, OperatingSystem, ProfileName, Uname};
+use domain::{
+    AgentVersion, Amount, DeviceDescription, DeviceName, OperatingSystem, ProfileName, Uname,
+};
 use std::path::PathBuf;
 
 /// The address `serve` binds by default, and the base of printed URLs.
@@ -207,15 +209,15 @@ pub struct DeviceAddArgs {
     #[arg(long, default_value = "")]
     pub uname: Uname,
     /// Disk capacity in bytes.
-    #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
-    pub disk_capacity: Option<i64>,
+    #[arg(long)]
+    pub disk_capacity: Option<Amount>,
     /// Disk used in bytes.
-    #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
-    pub disk_used: Option<i64>,
+    #[arg(long)]
+    pub disk_used: Option<Amount>,
     /// RAM in MiB.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
-    pub ram_capacity: i64,
+    #[arg(long, default_value_t = Amount::ZERO)]
+    pub ram_capacity: Amount,
     /// Processor speed in MHz.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
-    pub processor_speed: i64,
+    #[arg(long, default_value_t = Amount::ZERO)]
+    pub processor_speed: Amount,
 }

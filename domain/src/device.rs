@@ -1,6 +1,7 @@
 //! Devices: what the server knows about one machine of an account.
 
 use crate::account::AccountId;
+use crate::amount::Amount;
 use crate::bounded_text::{AgentVersion, DeviceDescription, DeviceName, OperatingSystem, Uname};
 use crate::listening_port::Port;
 use crate::machine_type::MachineType;
@@ -64,13 +65,13 @@ pub struct DeviceFacts {
     /// The hardware.
     pub machine_type: MachineType,
     /// Disk size in bytes, once known.
-    pub disk_capacity: Option<i64>,
+    pub disk_capacity: Option<Amount>,
     /// Disk use in bytes, once known.
-    pub disk_used: Option<i64>,
+    pub disk_used: Option<Amount>,
     /// Processor speed in MHz, 0 while unknown.
-    pub processor_speed: i64,
+    pub processor_speed: Amount,
     /// Memory in MiB, 0 while unknown.
-    pub ram_capacity: i64,
+    pub ram_capacity: Amount,
 }
 
 /// What one heartbeat reports. A fact that is present replaces the stored
@@ -86,13 +87,13 @@ pub struct FactsReport {
     /// The hardware.
     pub machine_type: Option<MachineType>,
     /// Disk size in bytes; `Some(None)` makes it unknown.
-    pub disk_capacity: Option<Option<i64>>,
+    pub disk_capacity: Option<Option<Amount>>,
     /// Disk use in bytes; `Some(None)` makes it unknown.
-    pub disk_used: Option<Option<i64>>,
+    pub disk_used: Option<Option<Amount>>,
     /// Processor speed in MHz.
-    pub processor_speed: Option<i64>,
+    pub processor_speed: Option<Amount>,
     /// Memory in MiB.
-    pub ram_capacity: Option<i64>,
+    pub ram_capacity: Option<Amount>,
     /// The listening ports, replacing the stored list (normalized with
     /// [`normalize_ports`](crate::listening_port::normalize_ports)).
     pub ports: Option<Vec<Port>>,
@@ -195,28 +196,32 @@ mod tests {
         );
     }
 
+    fn amount(value: i64) -> Amount {
+        Amount::new(value).unwrap()
+    }
+
     #[test]
     fn a_report_replaces_only_the_facts_it_carries() {
         let mut facts = DeviceFacts {
             agent_version: AgentVersion::parse("1.0").unwrap(),
             uname: Uname::parse("Linux pi").unwrap(),
-            disk_capacity: Some(100),
-            disk_used: Some(50),
-            ram_capacity: 1024,
+            disk_capacity: Some(amount(100)),
+            disk_used: Some(amount(50)),
+            ram_capacity: amount(1024),
             ..DeviceFacts::default()
         };
         facts.apply(&FactsReport {
             agent_version: Some(AgentVersion::parse("1.1").unwrap()),
             disk_used: Some(None),
-            processor_speed: Some(1500),
+            processor_speed: Some(amount(1500)),
             ..FactsReport::default()
         });
         assert_eq!(facts.agent_version.as_str(), "1.1");
         assert_eq!(facts.uname.as_str(), "Linux pi");
-        assert_eq!(facts.disk_capacity, Some(100));
+        assert_eq!(facts.disk_capacity, Some(amount(100)));
         assert_eq!(facts.disk_used, None);
-        assert_eq!(facts.processor_speed, 1500);
-        assert_eq!(facts.ram_capacity, 1024);
+        assert_eq!(facts.processor_speed, amount(1500));
+        assert_eq!(facts.ram_capacity, amount(1024));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! code further out can only hold well-formed data.
 
 pub mod account;
+pub mod amount;
 pub mod bounded_text;
 pub mod command;
 pub mod device;
@@ -16,6 +17,7 @@ pub mod text;
 pub mod time;
 
 pub use account::{Account, AccountId, Profile};
+pub use amount::{Amount, PollWait};
 pub use bounded_text::{
     AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, OperatingSystem, PortName,
     ProfileName, Uname,

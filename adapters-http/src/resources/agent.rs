@@ -13,11 +13,10 @@ use crate::state::HttpState;
 use actix_web::http::Method;
 use actix_web::web::Data;
 use domain::{
-    AckDetail, Action, AgentVersion, Command, CommandOutcome, CommandStatus, FactsReport,
-    OperatingSystem, Port, PortNumber, Protocol, Uname,
+    AckDetail, Action, AgentVersion, Amount, Command, CommandOutcome, CommandStatus, FactsReport,
+    OperatingSystem, PollWait, Port, PortNumber, Protocol, Uname,
 };
 use serde::Serialize;
-use std::time::Duration;
 
 /// `agent_version` of a heartbeat.
 const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
@@ -38,20 +37,20 @@ const UNAME: Field = Field::text("uname", "Uname")
 const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
     .nullable()
-    .range(0, i64::MAX);
+    .range(Amount::MIN, Amount::MAX);
 /// `disk_used` of a heartbeat: bytes, `null` while unknown.
 const DISK_USED: Field = Field::integer("disk_used", "Disk used")
     .optional()
     .nullable()
-    .range(0, i64::MAX);
+    .range(Amount::MIN, Amount::MAX);
 /// `ram_capacity` of a heartbeat, in MiB.
 const RAM_CAPACITY: Field = Field::integer("ram_capacity", "Ram capacity")
     .optional()
-    .range(0, i64::MAX);
+    .range(Amount::MIN, Amount::MAX);
 /// `processor_speed` of a heartbeat, in MHz.
 const PROCESSOR_SPEED: Field = Field::integer("processor_speed", "Processor speed")
     .optional()
-    .range(0, i64::MAX);
+    .range(Amount::MIN, Amount::MAX);
 /// `ports` of a heartbeat.
 const PORTS: Field = Field::list("ports", "Ports", PORT_FIELDS).optional();
 /// `status` of an acknowledgement.
@@ -62,7 +61,9 @@ const ACK_DETAIL: Field = Field::text("detail", "Detail")
     .blank_ok()
     .max(AckDetail::MAX_CHARS);
 /// `wait` of the command long poll (a query parameter), in seconds.
-const WAIT: Field = Field::integer("wait", "Wait").optional().range(0, 60);
+const WAIT: Field = Field::integer("wait", "Wait")
+    .optional()
+    .range(0, PollWait::MAX_SECS);
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
@@ -111,10 +112,10 @@ impl FromForm for Heartbeat {
         let operating_system = form.optional_checked(&OPERATING_SYSTEM);
         let uname = form.optional_checked(&UNAME);
         let machine_type = machine_type(form);
-        let disk_capacity = form.optional_nullable_integer(&DISK_CAPACITY);
-        let disk_used = form.optional_nullable_integer(&DISK_USED);
-        let ram_capacity = form.optional_integer(&RAM_CAPACITY);
-        let processor_speed = form.optional_integer(&PROCESSOR_SPEED);
+        let disk_capacity = optional_nullable_amount(form, &DISK_CAPACITY);
+        let disk_used = optional_nullable_amount(form, &DISK_USED);
+        let ram_capacity = optional_amount(form, &RAM_CAPACITY);
+        let processor_speed = optional_amount(form, &PROCESSOR_SPEED);
         let ports = form.optional_objects(&PORTS, read_port);
         Ok(Self(FactsReport {
             agent_version: agent_version?,
@@ -147,6 +148,38 @@ fn read_port(form: &mut Form) -> Result<Port, Rejected> {
     Ok(Port::new(number, protocol, name.unwrap_or_default()))
 }
 
+/// An amount (bytes, MiB, MHz) in `field`, if given; the field's range
+/// already holds it to [`Amount`]'s bounds.
+fn optional_amount(form: &mut Form, field: &Field) -> Result<Option<Amount>, Rejected> {
+    let number = form.optional_integer(field)?;
+    number.map(|number| amount(form, field, number)).transpose()
+}
+
+/// An amount in `field` that may be `null` (unknown): `None` when absent.
+fn optional_nullable_amount(
+    form: &mut Form,
+    field: &Field,
+) -> Result<Option<Option<Amount>>, Rejected> {
+    match form.optional_nullable_integer(field)? {
+        Some(Some(number)) => amount(form, field, number).map(|a| Some(Some(a))),
+        Some(None) => Ok(Some(None)),
+        None => Ok(None),
+    }
+}
+
+/// `number` as an amount of `field`.
+fn amount(form: &mut Form, field: &Field, number: i64) -> Result<Amount, Rejected> {
+    Amount::new(number).map_err(|_| {
+        form.error(
+            field.name,
+            format!(
+                "Ensure this value is greater than or equal to {}.",
+                Amount::MIN
+            ),
+        )
+    })
+}
+
 /// An acknowledgement's body.
 pub struct Acknowledgement(CommandOutcome);
 
@@ -171,14 +204,24 @@ impl FromForm for Acknowledgement {
 }
 
 /// The long poll's query: how long to wait.
-pub struct Wait(Duration);
+pub struct Wait(PollWait);
 
 impl FromForm for Wait {
     const FIELDS: &'static [Field] = &[WAIT];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let seconds = form.optional_integer(&WAIT)?.unwrap_or(0);
-        Ok(Self(Duration::from_secs(seconds.try_into().unwrap_or(0))))
+        let Some(seconds) = form.optional_integer(&WAIT)? else {
+            return Ok(Self(PollWait::NONE));
+        };
+        PollWait::new(seconds).map(Self).map_err(|_| {
+            form.error(
+                WAIT.name,
+                format!(
+                    "Ensure this value is less than or equal to {}.",
+                    PollWait::MAX_SECS
+                ),
+            )
+        })
     }
 }
 

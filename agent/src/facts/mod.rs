@@ -9,8 +9,8 @@ pub mod os_release;
 pub mod ports;
 pub mod system;
 
-use crate::protocol::as_text;
-use domain::{AgentVersion, OperatingSystem, Uname};
+use crate::protocol::{as_amount, as_optional_amount, as_text};
+use domain::{AgentVersion, Amount, OperatingSystem, Uname};
 use ports::ListeningPort;
 use serde::Serialize;
 
@@ -29,13 +29,17 @@ pub struct Facts {
     /// A machine-type code (`rpi_4b`, `x86_64`, …, `unknown`).
     pub machine_type: String,
     /// Size of the root file system in bytes, `null` when unknown.
-    pub disk_capacity: Option<u64>,
+    #[serde(serialize_with = "as_optional_amount")]
+    pub disk_capacity: Option<Amount>,
     /// Bytes used on the root file system, `null` when unknown.
-    pub disk_used: Option<u64>,
+    #[serde(serialize_with = "as_optional_amount")]
+    pub disk_used: Option<Amount>,
     /// Total memory in MiB, 0 when unknown.
-    pub ram_capacity: u64,
+    #[serde(serialize_with = "as_amount")]
+    pub ram_capacity: Amount,
     /// Processor frequency in MHz, 0 when unknown.
-    pub processor_speed: u64,
+    #[serde(serialize_with = "as_amount")]
+    pub processor_speed: Amount,
     /// Listening TCP and UDP ports.
     pub ports: Vec<ListeningPort>,
 }
@@ -57,10 +61,10 @@ impl Facts {
             uname: Uname::cut_to_fit(&uname.line()),
             operating_system: OperatingSystem::cut_to_fit(&os_release::pretty_name()),
             machine_type: machine::detect(&uname.machine).to_owned(),
-            disk_capacity: disk.map(|disk| disk.capacity),
-            disk_used: disk.map(|disk| disk.used),
-            ram_capacity: hardware.ram_mib,
-            processor_speed: hardware.processor_mhz,
+            disk_capacity: disk.map(|disk| Amount::saturating(disk.capacity)),
+            disk_used: disk.map(|disk| Amount::saturating(disk.used)),
+            ram_capacity: Amount::saturating(hardware.ram_mib),
+            processor_speed: Amount::saturating(hardware.processor_mhz),
             ports: ports::listening_ports(),
         }
     }
@@ -75,8 +79,8 @@ impl Facts {
             machine_type: machine::UNKNOWN.to_owned(),
             disk_capacity: None,
             disk_used: None,
-            ram_capacity: 0,
-            processor_speed: 0,
+            ram_capacity: Amount::ZERO,
+            processor_speed: Amount::ZERO,
             ports: Vec::new(),
         }
     }

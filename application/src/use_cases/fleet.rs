@@ -9,7 +9,9 @@ use crate::ports::{
 use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
-use domain::{Command, CommandOutcome, Device, DeviceName, FactsReport, MachineType, Serial};
+use domain::{
+    Command, CommandOutcome, Device, DeviceName, FactsReport, MachineType, PollWait, Serial,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
@@ -161,8 +163,9 @@ impl Fleet {
     pub async fn poll_commands(
         &self,
         device: &Device,
-        wait: Duration,
+        wait: PollWait,
     ) -> Result<Vec<Command>, StoreError> {
+        let wait = wait.duration();
         let mut listener = self.commands.listen(&device.serial);
         let commands = self.take_commands(&device.serial).await?;
         if !commands.is_empty() || wait.is_zero() {

@@ -3,7 +3,7 @@ use adapters_system::OsRandom;
 use application::Services;
 use application::ports::RandomSource;
 use application::use_cases::DeviceSpec;
-use domain::{BoundedText, DeviceFacts, EmailAddress, MachineType};
+use domain::{Amount, BoundedText, DeviceFacts, EmailAddress, MachineType};
 use serde_json::json;
 
 const GIB: i64 = 1024 * 1024 * 1024;
@@ -38,6 +38,11 @@ fn text<T: BoundedText>(value: &str) -> T {
     T::parse(value).unwrap_or_else(|e| panic!("demo text {value:?}: {e}"))
 }
 
+/// An amount of the demo data, which is never negative.
+fn amount(value: i64) -> Amount {
+    Amount::new(value).unwrap_or_else(|e| panic!("demo amount {value}: {e}"))
+}
+
 fn random_text(len: usize) -> String {
     const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
     OsRandom
@@ -60,10 +65,10 @@ fn devices() -> Vec<DeviceSpec> {
                     "Linux kitchen-display 6.6.51+rpt-rpi-v8 #1 SMP PREEMPT aarch64 GNU/Linux",
                 ),
                 machine_type: machine("rpi_4b"),
-                disk_capacity: Some(32 * GIB),
-                disk_used: Some(9 * GIB),
-                processor_speed: 1800,
-                ram_capacity: 4096,
+                disk_capacity: Some(amount(32 * GIB)),
+                disk_used: Some(amount(9 * GIB)),
+                processor_speed: amount(1800),
+                ram_capacity: amount(4096),
             },
             online: true,
             serial: None,
@@ -76,10 +81,10 @@ fn devices() -> Vec<DeviceSpec> {
                 operating_system: text("Raspberry Pi OS Lite 12 (bookworm)"),
                 uname: text("Linux garden-sensor 6.6.51+rpt-rpi-v7 #1 SMP armv7l GNU/Linux"),
                 machine_type: machine("rpi_zero_2_w"),
-                disk_capacity: Some(16 * GIB),
-                disk_used: Some(3 * GIB),
-                processor_speed: 1000,
-                ram_capacity: 512,
+                disk_capacity: Some(amount(16 * GIB)),
+                disk_used: Some(amount(3 * GIB)),
+                processor_speed: amount(1000),
+                ram_capacity: amount(512),
             },
             online: false,
             serial: None,
@@ -92,10 +97,10 @@ fn devices() -> Vec<DeviceSpec> {
                 operating_system: text("Debian GNU/Linux 12 (bookworm)"),
                 uname: text("Linux media-server 6.1.0-26-amd64 #1 SMP Debian x86_64 GNU/Linux"),
                 machine_type: machine("x86_64"),
-                disk_capacity: Some(2000 * GIB),
-                disk_used: Some(1200 * GIB),
-                processor_speed: 3400,
-                ram_capacity: 16384,
+                disk_capacity: Some(amount(2000 * GIB)),
+                disk_used: Some(amount(1200 * GIB)),
+                processor_speed: amount(3400),
+                ram_capacity: amount(16384),
             },
             online: true,
             serial: None,

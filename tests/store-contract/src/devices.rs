@@ -1,6 +1,6 @@
 //! Fixtures of devices: serials, enrolments, facts and port reports.
 
-use crate::{Store, account, new_account, t0, text};
+use crate::{Store, account, amount, new_account, t0, text};
 use application::ports::{AccountRepository, DeviceRepository, Enrolment};
 use domain::listening_port::normalize_ports;
 use domain::secret::SecretHash;
@@ -34,10 +34,10 @@ pub fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
             operating_system: text("Debian"),
             uname: text("Linux"),
             machine_type: rpi_4b(),
-            disk_capacity: Some(1 << 35),
+            disk_capacity: Some(amount(1 << 35)),
             disk_used: None,
-            processor_speed: 1500,
-            ram_capacity: 4096,
+            processor_speed: amount(1500),
+            ram_capacity: amount(4096),
         },
         last_seen: Some(created),
         created_time: created,
@@ -51,7 +51,7 @@ pub fn created_device(owner: AccountId, serial_byte: u8) -> Device {
     let mut made = device(owner, serial_byte, t0());
     made.description = text("made by hand");
     made.wormhole_slug = format!("created-{serial_byte}");
-    made.facts.disk_used = Some(1 << 30);
+    made.facts.disk_used = Some(amount(1 << 30));
     made
 }
 
@@ -115,10 +115,10 @@ pub fn report() -> FactsReport {
         operating_system: Some(text("Raspberry Pi OS 12")),
         uname: Some(text("Linux pi 6.1.0")),
         machine_type: Some(rpi_4b()),
-        disk_capacity: Some(Some(64_000_000_000)),
-        disk_used: Some(Some(8_000_000_000)),
-        processor_speed: Some(1800),
-        ram_capacity: Some(8192),
+        disk_capacity: Some(Some(amount(64_000_000_000))),
+        disk_used: Some(Some(amount(8_000_000_000))),
+        processor_speed: Some(amount(1800)),
+        ram_capacity: Some(amount(8192)),
         ports: None,
     }
 }

@@ -26,7 +26,7 @@ use application::ports::{
     LoginAttemptRepository, Outbox, TokenRepository,
 };
 use chrono::{TimeZone, Utc};
-use domain::{BoundedText, Timestamp};
+use domain::{Amount, BoundedText, Timestamp};
 use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
@@ -95,6 +95,11 @@ impl<S> std::ops::Deref for Opened<S> {
 /// Checked text: `value` must pass `T`'s rule.
 pub fn text<T: BoundedText>(value: &str) -> T {
     T::parse(value).expect("text within its rule")
+}
+
+/// A checked amount: `value` must be one.
+pub fn amount(value: i64) -> Amount {
+    Amount::new(value).expect("an amount")
 }
 
 /// The fixed "now" of the tests: 2026-05-01 08:00:00 UTC.

@@ -6,7 +6,8 @@ use crate::fields::{Field, FieldType};
 use application::use_cases::{CommandView, DeviceView};
 use domain::time::format_api;
 use domain::{
-    Action, CommandState, DeviceDescription, DeviceName, MachineType, Port, PortName, PortNumber,
+    Action, Amount, CommandState, DeviceDescription, DeviceName, MachineType, Port, PortName,
+    PortNumber,
 };
 use serde::Serialize;
 
@@ -29,10 +30,10 @@ pub const DEVICE_FIELDS: &[Field] = &[
     DEVICE_DESCRIPTION,
     shown("disk_capacity", "Disk capacity", FieldType::Integer)
         .nullable()
-        .range(0, i64::MAX),
+        .range(Amount::MIN, Amount::MAX),
     shown("disk_used", "Disk used", FieldType::Integer)
         .nullable()
-        .range(0, i64::MAX),
+        .range(Amount::MIN, Amount::MAX),
     shown("machine_type", "Machine type", FieldType::String).choices(&MachineType::CODES),
     shown(
         "machine_type_display",
@@ -44,8 +45,8 @@ pub const DEVICE_FIELDS: &[Field] = &[
     shown("online", "Online", FieldType::Boolean),
     shown("operating_system", "Operating system", FieldType::String),
     shown("ports_url", "Ports url", FieldType::Url),
-    shown("processor_speed", "Processor speed", FieldType::Integer).range(0, i64::MAX),
-    shown("ram_capacity", "Ram capacity", FieldType::Integer).range(0, i64::MAX),
+    shown("processor_speed", "Processor speed", FieldType::Integer).range(Amount::MIN, Amount::MAX),
+    shown("ram_capacity", "Ram capacity", FieldType::Integer).range(Amount::MIN, Amount::MAX),
     shown("reboot_url", "Reboot url", FieldType::Url),
     shown("serial", "Serial", FieldType::String).format("uuid"),
     shown("uname", "Uname", FieldType::String),
@@ -92,16 +93,16 @@ impl DeviceJson {
             agent_version: device.facts.agent_version.into_string(),
             created_time: format_api(device.created_time),
             description: device.description.into_string(),
-            disk_capacity: device.facts.disk_capacity,
-            disk_used: device.facts.disk_used,
+            disk_capacity: device.facts.disk_capacity.map(Amount::get),
+            disk_used: device.facts.disk_used.map(Amount::get),
             machine_type: device.facts.machine_type.code(),
             machine_type_display: device.facts.machine_type.display_name(),
             name: device.name.into_string(),
             online,
             operating_system: device.facts.operating_system.into_string(),
             ports_url: format!("{url}ports/"),
-            processor_speed: device.facts.processor_speed,
-            ram_capacity: device.facts.ram_capacity,
+            processor_speed: device.facts.processor_speed.get(),
+            ram_capacity: device.facts.ram_capacity.get(),
             reboot_url: format!("{url}reboot/"),
             serial: device.serial.to_string(),
             uname: device.facts.uname.into_string(),

@@ -181,7 +181,7 @@ async fn a_poll_returns_pending_commands_without_waiting() {
     let commands = h
         .app()
         .fleet
-        .poll_commands(&device(None), Duration::from_secs(30))
+        .poll_commands(&device(None), PollWait::new(30).unwrap())
         .await
         .unwrap();
     assert_eq!(commands, [reboot()]);
@@ -222,7 +222,7 @@ async fn a_poll_listens_before_looking_and_looks_again_when_woken() {
     let commands = h
         .app()
         .fleet
-        .poll_commands(&device(None), Duration::from_secs(30))
+        .poll_commands(&device(None), PollWait::new(30).unwrap())
         .await
         .unwrap();
     assert_eq!(commands, [reboot()]);
@@ -243,7 +243,7 @@ async fn a_poll_without_wait_looks_once() {
     let commands = h
         .app()
         .fleet
-        .poll_commands(&device(None), Duration::ZERO)
+        .poll_commands(&device(None), PollWait::NONE)
         .await
         .unwrap();
     assert!(commands.is_empty());
@@ -282,7 +282,7 @@ async fn a_poll_waits_no_longer_than_until_an_unacknowledged_command_is_due_agai
     let commands = h
         .app()
         .fleet
-        .poll_commands(&device(None), Duration::from_secs(60))
+        .poll_commands(&device(None), PollWait::new(60).unwrap())
         .await
         .unwrap();
     assert_eq!(commands, [reboot()]);

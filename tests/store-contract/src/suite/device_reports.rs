@@ -1,8 +1,8 @@
 //! What heartbeats report: last seen, facts and listening ports.
 
 use crate::{
-    Store, account, created_device, enrol, minutes, port, ports_report, report, rpi_4b, serial, t0,
-    text,
+    Store, account, amount, created_device, enrol, minutes, port, ports_report, report, rpi_4b,
+    serial, t0, text,
 };
 use application::ports::DeviceRepository;
 use domain::secret::SecretHash;
@@ -109,10 +109,10 @@ pub async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store
         operating_system: text("Raspberry Pi OS 12"),
         uname: text("Linux pi 6.1.0"),
         machine_type: rpi_4b(),
-        disk_capacity: Some(64_000_000_000),
-        disk_used: Some(8_000_000_000),
-        processor_speed: 1800,
-        ram_capacity: 8192,
+        disk_capacity: Some(amount(64_000_000_000)),
+        disk_used: Some(amount(8_000_000_000)),
+        processor_speed: amount(1800),
+        ram_capacity: amount(8192),
     };
     assert_eq!(
         after,
@@ -130,7 +130,7 @@ pub async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store
         agent_version: Some(text("2.1")),
         disk_capacity: Some(None),
         disk_used: Some(None),
-        ram_capacity: Some(16384),
+        ram_capacity: Some(amount(16384)),
         ..FactsReport::default()
     };
     store.record_heartbeat(&pi, &partial, later).await.unwrap();
@@ -142,7 +142,7 @@ pub async fn a_heartbeat_sets_last_seen_and_applies_the_report(store: impl Store
                 agent_version: text("2.1"),
                 disk_capacity: None,
                 disk_used: None,
-                ram_capacity: 16384,
+                ram_capacity: amount(16384),
                 ..full_facts.clone()
             },
             last_seen: Some(later),
