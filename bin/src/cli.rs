@@ -221,3 +221,6 @@ pub struct DeviceAddArgs {
     #[arg(long, default_value_t = Amount::ZERO)]
     pub processor_speed: Amount,
 }
+
+#[cfg(test)]
+mod tests;
