@@ -185,15 +185,24 @@ fn shutdown_answers_every_open_long_poll_at_once() {
             stream
         })
         .collect();
-    // Let the server read every request (however busy the machine): a
-    // request still unread at SIGTERM is no open poll. Then let every poll
-    // reach its wait.
+    // Let the server read every request and open every poll, however busy
+    // the machine: a request still unread at SIGTERM is no open poll.
     let port: u16 = address.rsplit(':').next().unwrap().parse().unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while requests_read(port) < POLLS && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
-    std::thread::sleep(Duration::from_secs(2));
+    // A poll is open once its token is checked: wait until the server has
+    // had nothing to do for a second.
+    let mut last = cpu_ticks(server.pid());
+    let mut quiet_since = Instant::now();
+    while quiet_since.elapsed() < Duration::from_secs(1) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = cpu_ticks(server.pid());
+        if now != last {
+            (last, quiet_since) = (now, Instant::now());
+        }
+    }
     let started = Instant::now();
     let status = server.terminate(Duration::from_secs(10));
     let exited = started.elapsed();
@@ -237,4 +246,18 @@ fn requests_read(port: u16) -> usize {
                 && fields[4].ends_with(":00000000")
         })
         .count()
+}
+
+/// The CPU time the process `pid` has used so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name, which is in parentheses: utime and
+    // stime are the 12th and 13th.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|ticks| ticks.parse::<u64>().ok())
+        .sum()
 }
