@@ -159,12 +159,12 @@ fn emails_are_parsed() {
 fn integers_are_json_integers_within_the_range() {
     let field = Field::integer("n", "N").range(0, 100);
     let mut f = form(json!({"n": 12}));
-    assert_eq!(f.integer(&field), Ok(12));
+    assert_eq!(f.integer::<i64>(&field), Ok(12));
     let mut f = form(json!({"n": 7.0}));
-    assert_eq!(f.integer(&field), Ok(7));
+    assert_eq!(f.integer::<i64>(&field), Ok(7));
     let mut f = form(json!({"n": null}));
     assert_eq!(
-        f.optional_nullable_integer(&field.nullable()),
+        f.optional_nullable_integer::<i64>(&field.nullable()),
         Ok(Some(None))
     );
     for (value, message) in [
@@ -183,7 +183,7 @@ fn integers_are_json_integers_within_the_range() {
         (json!(null), "This field may not be null."),
     ] {
         let mut f = form(json!({ "n": value }));
-        assert!(f.integer(&field).is_err());
+        assert!(f.integer::<i64>(&field).is_err());
         assert_eq!(errors(f), json!({ "n": [message] }));
     }
 }
@@ -192,9 +192,12 @@ fn integers_are_json_integers_within_the_range() {
 fn choices_name_the_refused_value() {
     let field = Field::text("p", "P").choices(&["tcp", "udp"]);
     let mut f = form(json!({"p": "tcp"}));
-    assert_eq!(f.choice(&field), Ok("tcp"));
+    assert_eq!(
+        f.choice(&field, |code| Some(code.to_owned())),
+        Ok("tcp".to_owned())
+    );
     let mut f = form(json!({"p": 5}));
-    assert!(f.choice(&field).is_err());
+    assert!(f.choice(&field, |code| Some(code.to_owned())).is_err());
     assert_eq!(errors(f), json!({"p": ["\"5\" is not a valid choice."]}));
 }
 
@@ -215,7 +218,7 @@ fn serials_accept_any_uuid_spelling() {
 fn list_errors_line_up_with_the_items() {
     const CHILDREN: &[Field] = &[Field::integer("port", "Port").range(1, 65535)];
     let field = Field::list("ports", "Ports", CHILDREN);
-    let read = |f: &mut Form| f.integer(&CHILDREN[0]);
+    let read = |f: &mut Form| f.integer::<i64>(&CHILDREN[0]);
     let mut f = form(json!({"ports": [{"port": 22}, {"port": 0}, "x"]}));
     assert!(f.optional_objects(&field, read).is_err());
     assert_eq!(
@@ -242,4 +245,17 @@ fn metadata_lists_type_requirement_and_bounds() {
         NAME.optional().blank_ok().metadata(),
         json!({"type": "string", "required": false, "read_only": false, "label": "Name", "max_length": 3})
     );
+}
+
+#[test]
+fn values_are_read_into_their_domain_types() {
+    let mut f = form(json!({"n": 300, "p": "tcp"}));
+    let wide = Field::integer("n", "N").range(0, 1000);
+    assert!(f.integer::<u8>(&wide).is_err());
+    let protocol = Field::text("p", "P").choices(&["tcp", "udp"]);
+    assert_eq!(
+        f.choice(&protocol, domain::Protocol::from_code),
+        Ok(domain::Protocol::Tcp)
+    );
+    assert_eq!(errors(f), json!({"n": ["A valid integer is required."]}));
 }

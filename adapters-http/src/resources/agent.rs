@@ -112,10 +112,10 @@ impl FromForm for Heartbeat {
         let operating_system = form.optional_checked(&OPERATING_SYSTEM);
         let uname = form.optional_checked(&UNAME);
         let machine_type = machine_type(form);
-        let disk_capacity = optional_nullable_amount(form, &DISK_CAPACITY);
-        let disk_used = optional_nullable_amount(form, &DISK_USED);
-        let ram_capacity = optional_amount(form, &RAM_CAPACITY);
-        let processor_speed = optional_amount(form, &PROCESSOR_SPEED);
+        let disk_capacity = form.optional_nullable_integer(&DISK_CAPACITY);
+        let disk_used = form.optional_nullable_integer(&DISK_USED);
+        let ram_capacity = form.optional_integer(&RAM_CAPACITY);
+        let processor_speed = form.optional_integer(&PROCESSOR_SPEED);
         let ports = form.optional_objects(&PORTS, read_port);
         Ok(Self(FactsReport {
             agent_version: agent_version?,
@@ -133,51 +133,10 @@ impl FromForm for Heartbeat {
 
 /// One item of a heartbeat's `ports`.
 fn read_port(form: &mut Form) -> Result<Port, Rejected> {
-    let number = form.integer(&PORT_NUMBER);
-    let protocol = form.choice(&PORT_PROTOCOL);
+    let number = form.integer::<PortNumber>(&PORT_NUMBER);
+    let protocol = form.choice(&PORT_PROTOCOL, Protocol::from_code);
     let name = form.optional_checked(&PORT_NAME);
-    let (number, protocol, name) = (number?, protocol?, name?);
-    let protocol = Protocol::from_code(protocol).ok_or_else(|| {
-        form.error(
-            PORT_PROTOCOL.name,
-            format!("\"{protocol}\" is not a valid choice."),
-        )
-    })?;
-    let number = PortNumber::try_from(number)
-        .map_err(|_| form.error(PORT_NUMBER.name, "A valid port number is required."))?;
-    Ok(Port::new(number, protocol, name.unwrap_or_default()))
-}
-
-/// An amount (bytes, MiB, MHz) in `field`, if given; the field's range
-/// already holds it to [`Amount`]'s bounds.
-fn optional_amount(form: &mut Form, field: &Field) -> Result<Option<Amount>, Rejected> {
-    let number = form.optional_integer(field)?;
-    number.map(|number| amount(form, field, number)).transpose()
-}
-
-/// An amount in `field` that may be `null` (unknown): `None` when absent.
-fn optional_nullable_amount(
-    form: &mut Form,
-    field: &Field,
-) -> Result<Option<Option<Amount>>, Rejected> {
-    match form.optional_nullable_integer(field)? {
-        Some(Some(number)) => amount(form, field, number).map(|a| Some(Some(a))),
-        Some(None) => Ok(Some(None)),
-        None => Ok(None),
-    }
-}
-
-/// `number` as an amount of `field`.
-fn amount(form: &mut Form, field: &Field, number: i64) -> Result<Amount, Rejected> {
-    Amount::new(number).map_err(|_| {
-        form.error(
-            field.name,
-            format!(
-                "Ensure this value is greater than or equal to {}.",
-                Amount::MIN
-            ),
-        )
-    })
+    Ok(Port::new(number?, protocol?, name?.unwrap_or_default()))
 }
 
 /// An acknowledgement's body.
@@ -187,18 +146,11 @@ impl FromForm for Acknowledgement {
     const FIELDS: &'static [Field] = &[ACK_STATUS, ACK_DETAIL];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let status = form.choice(&ACK_STATUS);
+        let status = form.choice(&ACK_STATUS, CommandStatus::from_code);
         let detail = form.optional_checked(&ACK_DETAIL);
-        let (status, detail) = (status?, detail?);
-        let status = CommandStatus::from_code(status).ok_or_else(|| {
-            form.error(
-                ACK_STATUS.name,
-                format!("\"{status}\" is not a valid choice."),
-            )
-        })?;
         Ok(Self(CommandOutcome {
-            status,
-            detail: detail.unwrap_or_default(),
+            status: status?,
+            detail: detail?.unwrap_or_default(),
         }))
     }
 }
@@ -210,18 +162,9 @@ impl FromForm for Wait {
     const FIELDS: &'static [Field] = &[WAIT];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let Some(seconds) = form.optional_integer(&WAIT)? else {
-            return Ok(Self(PollWait::NONE));
-        };
-        PollWait::new(seconds).map(Self).map_err(|_| {
-            form.error(
-                WAIT.name,
-                format!(
-                    "Ensure this value is less than or equal to {}.",
-                    PollWait::MAX_SECS
-                ),
-            )
-        })
+        Ok(Self(
+            form.optional_integer(&WAIT)?.unwrap_or(PollWait::NONE),
+        ))
     }
 }
 

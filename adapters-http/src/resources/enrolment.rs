@@ -37,9 +37,7 @@ pub fn routes() -> Vec<Route> {
 
 /// The optional `machine_type` of a body.
 pub(crate) fn machine_type(form: &mut Form) -> Result<Option<MachineType>, Rejected> {
-    Ok(form
-        .optional_choice(&MACHINE_TYPE)?
-        .and_then(MachineType::from_code))
+    form.optional_choice(&MACHINE_TYPE, MachineType::from_code)
 }
 
 /// An enrolment's body.

@@ -304,18 +304,28 @@ impl Form {
 
     /// A required whole number within the field's range, DRF `IntegerField`
     /// style: JSON integers (and numbers with no fraction, which JSON Schema
-    /// counts as integers), never text.
-    pub fn integer(&mut self, field: &Field) -> Result<i64, Rejected> {
+    /// counts as integers), never text; read into the type that holds it
+    /// (`i64`, or a domain type whose bounds are the field's).
+    pub fn integer<T: TryFrom<i64>>(&mut self, field: &Field) -> Result<T, Rejected> {
         self.present(field)?;
         match self.read_integer(field) {
-            Some(Some(number)) => Ok(number),
+            Some(Some(number)) => self.convert(field, number),
             Some(None) => Err(self.error(field.name, "This field may not be null.")),
             None => Err(Rejected(())),
         }
     }
 
+    /// A number within the field's range as `T`; a type that refuses it
+    /// disagrees with the field, and the number is refused alike.
+    fn convert<T: TryFrom<i64>>(&mut self, field: &Field, number: i64) -> Result<T, Rejected> {
+        T::try_from(number).map_err(|_| self.error(field.name, "A valid integer is required."))
+    }
+
     /// An optional whole number; `null` is refused.
-    pub fn optional_integer(&mut self, field: &Field) -> Result<Option<i64>, Rejected> {
+    pub fn optional_integer<T: TryFrom<i64>>(
+        &mut self,
+        field: &Field,
+    ) -> Result<Option<T>, Rejected> {
         if !self.given(field) {
             return Ok(None);
         }
@@ -324,29 +334,44 @@ impl Form {
 
     /// An optional whole number that may be `null` (an unknown value):
     /// `None` when absent, `Some(None)` for `null`.
-    pub fn optional_nullable_integer(
+    pub fn optional_nullable_integer<T: TryFrom<i64>>(
         &mut self,
         field: &Field,
-    ) -> Result<Option<Option<i64>>, Rejected> {
+    ) -> Result<Option<Option<T>>, Rejected> {
         if !self.given(field) {
             return Ok(None);
         }
-        self.read_integer(field).map(Some).ok_or(Rejected(()))
+        match self.read_integer(field) {
+            Some(Some(number)) => self.convert(field, number).map(|value| Some(Some(value))),
+            Some(None) => Ok(Some(None)),
+            None => Err(Rejected(())),
+        }
     }
 
     /// A required choice among the field's choices, DRF `ChoiceField` style
-    /// (a number is compared as its text).
-    pub fn choice(&mut self, field: &Field) -> Result<&'static str, Rejected> {
+    /// (a number is compared as its text), read into its domain value by
+    /// `parse` (`Protocol::from_code`).
+    pub fn choice<T>(
+        &mut self,
+        field: &Field,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, Rejected> {
         self.present(field)?;
-        self.read_choice(field).ok_or(Rejected(()))
+        let code = self.read_choice(field).ok_or(Rejected(()))?;
+        parse(code)
+            .ok_or_else(|| self.error(field.name, format!("\"{code}\" is not a valid choice.")))
     }
 
     /// An optional choice.
-    pub fn optional_choice(&mut self, field: &Field) -> Result<Option<&'static str>, Rejected> {
+    pub fn optional_choice<T>(
+        &mut self,
+        field: &Field,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, Rejected> {
         if !self.given(field) {
             return Ok(None);
         }
-        self.read_choice(field).map(Some).ok_or(Rejected(()))
+        self.choice(field, parse).map(Some)
     }
 
     /// An optional UUID, DRF `UUIDField` style: any spelling that names a
