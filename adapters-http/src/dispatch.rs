@@ -1,29 +1,37 @@
-//! The one entry point of every request. It applies the conventions of
-//! `docs/api.md` (Conventions) in DRF's order: trailing-slash redirect, 404, authentication,
-//! OPTIONS, permission, 405, throttling, body parsing; then hands the request
-//! to the endpoint, whose typed extractors read what was found here.
+//! The API's dispatcher: the default service of the app, for every path no
+//! page or probe took. It applies what must come before a handler's
+//! extractors, in DRF's order (`docs/api.md`, Conventions): the
+//! trailing-slash redirect, 404, an invalid token (401, on any route),
+//! OPTIONS, 401 before 405, 405, throttling. The endpoint's own extractors
+//! then read the caller, the path and the body themselves.
 
-use crate::auth::{self, Presented, Scheme};
-use crate::body;
+use crate::body::PARSES;
 use crate::error::ApiError;
-use crate::extract::{Access, Caller, JsonObject, PathParams};
+use crate::extract::{Access, authenticate};
 use crate::fields::actions_entry;
 use crate::routes::{self, Route};
 use crate::state::HttpState;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
-/// Logs one line per request: method, path (never the query string, nor a
-/// key in the path: both may carry keys), status and duration.
-pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>) -> HttpResponse {
+/// Serves one request. Logs one line per request: method, path (never the
+/// query string, nor a key in the path: both may carry keys), status and
+/// duration.
+pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse, actix_web::Error> {
     let started = Instant::now();
-    let (method, path) = (req.method().clone(), loggable_path(req.path()));
-    let response = match AssertUnwindSafe(serve(req, payload, state))
+    let route = routes::find(req.path());
+    let (method, path) = (req.method().clone(), loggable_path(route, req.path()));
+    if let Some(route) = route {
+        route.capture(req.match_info_mut());
+    }
+    let (http_request, payload) = req.into_parts();
+    let response = match AssertUnwindSafe(serve(&http_request, payload, route))
         .catch_unwind()
         .await
     {
@@ -38,29 +46,28 @@ pub async fn dispatch(req: HttpRequest, payload: Payload, state: Data<HttpState>
         micros = started.elapsed().as_micros() as u64,
         "request"
     );
-    response
+    Ok(ServiceResponse::new(http_request, response))
 }
 
 /// The path as logged: the route's pattern instead when the path carries a
 /// key (the link of a verification mail, `/verify-email/{key}/`).
-fn loggable_path(path: &str) -> String {
-    match routes::find(path) {
-        Some((route, _)) if route.pattern.contains("{key}") => route.pattern.to_owned(),
+fn loggable_path(route: Option<&Route>, path: &str) -> String {
+    match route {
+        Some(route) if route.pattern.contains("{key}") => route.pattern.to_owned(),
         _ => path.to_owned(),
     }
 }
 
 async fn serve(
-    req: HttpRequest,
-    payload: Payload,
-    state: Data<HttpState>,
+    req: &HttpRequest,
+    payload: actix_web::dev::Payload,
+    route: Option<&'static Route>,
 ) -> Result<HttpResponse, ApiError> {
-    let path = req.path().to_owned();
-    let Some((route, params)) = routes::find(&path) else {
-        return redirect_to_slash(&req, &path);
+    let Some(route) = route else {
+        return redirect_to_slash(req);
     };
     let scheme = route.scheme();
-    let caller = authenticate(&req, &state, scheme).await?;
+    let caller = authenticate(req, scheme).await?;
     let method = req.method().clone();
     if method == Method::OPTIONS {
         return Ok(options(route));
@@ -83,27 +90,18 @@ async fn serve(
         return Err(scheme.not_provided());
     }
     if endpoint.throttled
-        && let Some(throttle) = &state.throttle
+        && let Some(throttle) = req
+            .app_data::<Data<HttpState>>()
+            .and_then(|state| state.throttle.clone())
     {
-        throttle.check(&req).map_err(ApiError::Throttled)?;
+        throttle.check(req).map_err(ApiError::Throttled)?;
     }
-    let body = if endpoint.takes_body() {
-        let bytes = body::read_limited(&req, payload).await?;
-        body::parse_object(&req, &bytes)?
-    } else {
-        Map::new()
-    };
-    {
-        let mut extensions = req.extensions_mut();
-        extensions.insert(caller);
-        extensions.insert(PathParams(params));
-        extensions.insert(JsonObject(body));
-    }
-    Ok(endpoint.call(req, actix_web::dev::Payload::None).await)
+    Ok(endpoint.call(req.clone(), payload).await)
 }
 
 /// 301 to `path/` when that is a route (query string kept); 404 otherwise.
-fn redirect_to_slash(req: &HttpRequest, path: &str) -> Result<HttpResponse, ApiError> {
+fn redirect_to_slash(req: &HttpRequest) -> Result<HttpResponse, ApiError> {
+    let path = req.path();
     let with_slash = format!("{path}/");
     if path.ends_with('/') || routes::find(&with_slash).is_none() {
         return Err(ApiError::NotFound);
@@ -115,35 +113,6 @@ fn redirect_to_slash(req: &HttpRequest, path: &str) -> Result<HttpResponse, ApiE
     Ok(HttpResponse::MovedPermanently()
         .insert_header((header::LOCATION, location))
         .finish())
-}
-
-/// Validates the credentials of the route's scheme. Only a malformed or
-/// unknown token of that scheme is an error; other schemes are ignored.
-async fn authenticate(
-    req: &HttpRequest,
-    state: &HttpState,
-    scheme: Scheme,
-) -> Result<Caller, ApiError> {
-    let Presented::Token(token) = auth::presented(req, scheme)? else {
-        return Ok(Caller::default());
-    };
-    match scheme {
-        Scheme::Token => match state.app.sessions.authenticate(&token).await? {
-            Some(account) => Ok(Caller {
-                account: Some(account),
-                token: Some(token),
-                device: None,
-            }),
-            None => Err(scheme.invalid_token()),
-        },
-        Scheme::Device => match state.app.fleet.authenticate(&token).await? {
-            Some(device) => Ok(Caller {
-                device: Some(device),
-                ..Caller::default()
-            }),
-            None => Err(scheme.invalid_token()),
-        },
-    }
 }
 
 /// The OPTIONS answer: `Allow` and DRF's metadata.
@@ -162,7 +131,7 @@ fn options(route: &Route) -> HttpResponse {
             "name": route.name,
             "description": route.description,
             "renders": ["application/json"],
-            "parses": ["application/json"],
+            "parses": PARSES,
             "actions": actions,
         }))
 }

@@ -19,6 +19,8 @@ pub enum ApiError {
     Validation(FieldErrors),
     /// 400 `{"detail": "JSON parse error - …"}`.
     Parse(String),
+    /// 400 `{"detail": "… parse error - …"}` for a form body DRF cannot read.
+    FormParse(String),
     /// 401 with a `WWW-Authenticate` challenge (`Token` or `Device`).
     Unauthorized {
         /// The message.
@@ -75,6 +77,7 @@ impl ApiError {
         let detail = match self {
             Self::Validation(errors) => return Value::Object(errors.clone()),
             Self::Parse(reason) => format!("JSON parse error - {reason}"),
+            Self::FormParse(message) => message.clone(),
             Self::Unauthorized { detail, .. } => (*detail).to_owned(),
             Self::Forbidden(message) => (*message).to_owned(),
             Self::NotFound => "Not found.".to_owned(),
@@ -103,7 +106,7 @@ impl fmt::Display for ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            Self::Validation(_) | Self::Parse(_) => StatusCode::BAD_REQUEST,
+            Self::Validation(_) | Self::Parse(_) | Self::FormParse(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound => StatusCode::NOT_FOUND,

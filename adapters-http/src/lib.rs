@@ -1,8 +1,10 @@
 //! devmgr's JSON REST API on actix-web.
 //!
-//! Every request goes through [`dispatch`](dispatch::dispatch), which applies
-//! the conventions of `docs/api.md` (Django REST Framework's) in one place, then
-//! hands it to the endpoint from the [route table](routes). Each API
+//! The [app](app) mounts its own surfaces (pages, probes: [`home`]) as
+//! ordinary actix routes first; every other request goes to the API's
+//! [dispatcher](dispatch::dispatch), which applies the conventions of
+//! `docs/api.md` (Django REST Framework's) that must come before a handler,
+//! then hands it to the endpoint from the [route table](routes). Each API
 //! resource is one module of [`resources`]: its routes, typed bodies, typed
 //! answers and handlers, whose [extractors](extract) give them the caller,
 //! the path, the query and the body already checked. Errors become DRF-style
@@ -17,6 +19,7 @@ pub mod dispatch;
 pub mod error;
 pub mod extract;
 pub mod fields;
+mod home;
 pub mod long_polls;
 pub mod mail_links;
 pub mod openapi;
@@ -28,13 +31,16 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 pub mod throttle;
+mod unread_body;
 
 pub use mail_links::HttpMailLinks;
 pub use resources::devices::DeviceJson;
 pub use state::HttpState;
 pub use throttle::{AccountThrottle, AddressThrottle, Rate};
 
-use actix_web::dev::Server;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse, fn_service};
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use resources::docs::ApiDocument;
 use std::net::TcpListener;
@@ -65,7 +71,7 @@ pub fn serve(
     let polls = state.clone();
     let document = web::Data::new(ApiDocument(openapi::document_json()));
     let server =
-        HttpServer::new(move || App::new().configure(api(state.clone(), document.clone())))
+        HttpServer::new(move || app(state.clone(), document.clone()))
             .workers(workers)
             // actix counts connections per worker.
             .max_connections(limits.max_connections.div_ceil(workers).max(1))
@@ -86,20 +92,28 @@ pub fn serve(
     Ok(server)
 }
 
-/// The whole API on an actix `App`: the state, the OpenAPI document and
-/// the dispatcher for every path. `serve` and the in-crate tests use it alike.
-pub fn api(
+/// The whole server on an actix `App`: the state, the OpenAPI document, the
+/// server's own surfaces, and the API's dispatcher for every other path.
+/// Every answer sent before its request's body has arrived whole closes the
+/// connection. `serve` and the in-crate tests use it alike.
+pub(crate) fn app(
     state: web::Data<HttpState>,
     document: web::Data<ApiDocument>,
-) -> impl FnOnce(&mut web::ServiceConfig) {
-    move |config| {
-        config
-            .app_data(state)
-            .app_data(document)
-            // The dispatcher reads bodies itself, with its own limit.
-            .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES + 1))
-            .default_service(web::to(dispatch::dispatch));
-    }
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .wrap(from_fn(unread_body::close_after_unread_body))
+        .app_data(state)
+        .app_data(document)
+        .configure(home::mount)
+        .default_service(fn_service(dispatch::dispatch))
 }
 
 /// Resolves on the first SIGINT or SIGTERM.

@@ -9,7 +9,7 @@ use crate::description::Reply;
 use crate::error::ApiError;
 use crate::extract::{Access, Extractor};
 use crate::fields::Field;
-use actix_web::dev::Payload;
+use actix_web::dev::{Payload, ResourceDef};
 use actix_web::http::Method;
 use actix_web::{Handler, HttpRequest, HttpResponse, ResponseError};
 use futures_util::future::LocalBoxFuture;
@@ -105,6 +105,8 @@ pub struct Route {
     pub endpoints: Vec<Endpoint>,
     /// Whether the OpenAPI document describes it (not the docs' own pages).
     pub documented: bool,
+    /// The pattern as actix's router matches it.
+    resource: ResourceDef,
 }
 
 impl Route {
@@ -116,6 +118,7 @@ impl Route {
             description,
             endpoints: Vec::new(),
             documented: true,
+            resource: ResourceDef::new(pattern),
         }
     }
 
@@ -200,24 +203,15 @@ impl Route {
         methods.join(", ")
     }
 
-    /// Matches a request path; returns the `{param}` values by name.
-    pub fn matches(&self, path: &str) -> Option<Vec<(&'static str, String)>> {
-        let mut params = Vec::new();
-        let mut pattern = self.pattern.split('/');
-        let mut actual = path.split('/');
-        loop {
-            match (pattern.next(), actual.next()) {
-                (None, None) => return Some(params),
-                (Some(p), Some(a)) if p.starts_with('{') => {
-                    if a.is_empty() {
-                        return None;
-                    }
-                    params.push((p.trim_matches(['{', '}']), a.to_owned()));
-                }
-                (Some(p), Some(a)) if p == a => {}
-                _ => return None,
-            }
-        }
+    /// Whether a request path is this route's.
+    pub fn matches(&self, path: &str) -> bool {
+        self.resource.is_match(path)
+    }
+
+    /// Records the `{param}` values of the request's path in its match
+    /// info, as actix's router does for its own routes.
+    pub(crate) fn capture(&self, match_info: &mut actix_web::dev::Path<actix_web::dev::Url>) {
+        self.resource.capture_match_info(match_info);
     }
 }
 

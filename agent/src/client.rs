@@ -266,10 +266,21 @@ async fn read_body(mut response: Response) -> Result<Vec<u8>, ApiError> {
     Ok(body.into_bytes())
 }
 
-/// `Retry-After` in seconds (the HTTP-date form is not used by devmgr).
+/// `Retry-After` in seconds (the HTTP-date form is not used by devmgr), at
+/// most an hour: a longer wait, even one beyond 64 bits, counts as an hour.
 fn retry_after(response: &Response) -> Option<Duration> {
     let value = response.headers().get(RETRY_AFTER)?.to_str().ok()?;
-    value.trim().parse().ok().map(Duration::from_secs)
+    retry_after_seconds(value)
+}
+
+/// Reads a `Retry-After` value of whole seconds, capped at an hour.
+pub(crate) fn retry_after_seconds(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let seconds = value.parse::<u64>().unwrap_or(u64::MAX);
+    Some(Duration::from_secs(seconds).min(crate::retry::MAX_RETRY_AFTER))
 }
 
 /// A readable summary of an error body: DRF's `{"detail": "…"}` as is, field

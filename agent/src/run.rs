@@ -232,7 +232,7 @@ impl Agent {
                 ..
             } => {
                 self.backoff.next_delay();
-                let delay = (*retry_after).max(Duration::from_secs(1));
+                let delay = unavailable_delay(*retry_after);
                 tracing::warn!(%error, retry_in_seconds = delay.as_secs_f64(), "server unavailable");
                 delay
             }
@@ -316,9 +316,25 @@ pub fn long_poll_wait(left: Duration) -> PollWait {
     PollWait::at_most(rounded.max(1))
 }
 
+/// The wait the server asked for with `Retry-After`: at least 1 s, at most
+/// an hour, so no answer can silence the agent for good.
+fn unavailable_delay(retry_after: Duration) -> Duration {
+    retry_after.clamp(Duration::from_secs(1), crate::retry::MAX_RETRY_AFTER)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_after_is_obeyed_between_a_second_and_an_hour() {
+        assert_eq!(unavailable_delay(Duration::ZERO), Duration::from_secs(1));
+        assert_eq!(unavailable_delay(Duration::from_secs(90)), Duration::from_secs(90));
+        assert_eq!(
+            unavailable_delay(Duration::from_secs(u64::MAX)),
+            Duration::from_secs(3600)
+        );
+    }
 
     #[test]
     fn long_polls_wait_the_whole_seconds_left_within_bounds() {

@@ -1,11 +1,17 @@
-//! Extractors of who calls and what the path names.
+//! Extractors of who calls and what the path names. Each stands on its
+//! own: it reads the `Authorization` header and looks the credentials up
+//! itself, once per request (the answer is kept in the request for the
+//! next extractor), so it works on any actix route.
 
-use super::core::{Access, Caller, Needs, caller, from_request, param};
-use crate::auth::Scheme;
+use super::core::{Access, Extractor, Needs, from_request, param};
+use crate::auth::{self, Presented, Scheme};
 use crate::error::ApiError;
 use crate::state::HttpState;
+use actix_web::dev::Payload;
 use actix_web::web::Data;
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use domain::{Account, Device, Serial};
+use futures_util::future::LocalBoxFuture;
 
 const USER: Needs = Needs {
     access: Access::User,
@@ -16,6 +22,86 @@ const DEVICE: Needs = Needs {
     ..Needs::NOTHING
 };
 
+/// The valid credentials a request presented in one scheme: nothing, a
+/// user's token, or a device's.
+#[derive(Clone, Default)]
+pub(crate) struct Caller {
+    pub(crate) account: Option<Account>,
+    pub(crate) token: Option<String>,
+    pub(crate) device: Option<Device>,
+}
+
+/// A lookup already made for this request, in its scheme.
+#[derive(Clone)]
+struct Looked(Scheme, Caller);
+
+/// The caller of `scheme`'s credentials: none presented is the default
+/// caller; a malformed header, or an unknown or ended token, is 401. The
+/// lookup is made once per request.
+pub(crate) async fn authenticate(req: &HttpRequest, scheme: Scheme) -> Result<Caller, ApiError> {
+    if let Some(Looked(looked, caller)) = req.extensions().get::<Looked>().cloned()
+        && looked == scheme
+    {
+        return Ok(caller);
+    }
+    let caller = look_up(req, scheme).await?;
+    req.extensions_mut().insert(Looked(scheme, caller.clone()));
+    Ok(caller)
+}
+
+async fn look_up(req: &HttpRequest, scheme: Scheme) -> Result<Caller, ApiError> {
+    let Presented::Token(token) = auth::presented(req, scheme)? else {
+        return Ok(Caller::default());
+    };
+    let state = state(req)?;
+    match scheme {
+        Scheme::Token => match state.app.sessions.authenticate(&token).await? {
+            Some(account) => Ok(Caller {
+                account: Some(account),
+                token: Some(token),
+                device: None,
+            }),
+            None => Err(scheme.invalid_token()),
+        },
+        Scheme::Device => match state.app.fleet.authenticate(&token).await? {
+            Some(device) => Ok(Caller {
+                device: Some(device),
+                ..Caller::default()
+            }),
+            None => Err(scheme.invalid_token()),
+        },
+    }
+}
+
+/// The HTTP adapter's state, which every app serving the API holds.
+pub(crate) fn state(req: &HttpRequest) -> Result<&Data<HttpState>, ApiError> {
+    req.app_data::<Data<HttpState>>()
+        .ok_or_else(|| ApiError::Internal("no HTTP state".into()))
+}
+
+/// Implements [`FromRequest`] and [`Extractor`] for an extractor made from
+/// the request's caller in one scheme.
+macro_rules! from_caller {
+    ($type:ty, $needs:expr, $scheme:expr, |$req:ident, $caller:ident| $read:expr) => {
+        impl FromRequest for $type {
+            type Error = ApiError;
+            type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+            fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+                let $req = req.clone();
+                Box::pin(async move {
+                    let $caller = authenticate(&$req, $scheme).await?;
+                    $read
+                })
+            }
+        }
+
+        impl Extractor for $type {
+            const NEEDS: Needs = $needs;
+        }
+    };
+}
+
 /// The account of a valid user token, and the token.
 pub struct User {
     /// The account.
@@ -24,8 +110,8 @@ pub struct User {
     pub token: String,
 }
 
-from_request!(User, USER, |req| {
-    match caller(req) {
+from_caller!(User, USER, Scheme::Token, |_req, caller| {
+    match caller {
         Caller {
             account: Some(account),
             token: Some(token),
@@ -38,8 +124,8 @@ from_request!(User, USER, |req| {
 /// The device of a valid device token: the agent calling.
 pub struct Agent(pub Device);
 
-from_request!(Agent, DEVICE, |req| {
-    caller(req)
+from_caller!(Agent, DEVICE, Scheme::Device, |_req, caller| {
+    caller
         .device
         .map(Agent)
         .ok_or_else(|| Scheme::Device.not_provided())
@@ -48,8 +134,8 @@ from_request!(Agent, DEVICE, |req| {
 /// A caller who presented no user token: 403 for one who did.
 pub struct SignedOut;
 
-from_request!(SignedOut, Needs::NOTHING, |req| {
-    match caller(req).account {
+from_caller!(SignedOut, Needs::NOTHING, Scheme::Token, |_req, caller| {
+    match caller.account {
         None => Ok(SignedOut),
         Some(_) => Err(ApiError::Forbidden("You are already signed in.")),
     }
@@ -92,12 +178,9 @@ from_request!(FilePath, Needs::NOTHING, |req| {
 /// The base of absolute URLs: `--public-url`, else `http://` + Host.
 pub struct BaseUrl(pub String);
 
-from_request!(BaseUrl, Needs::NOTHING, |req| {
-    match req.app_data::<Data<HttpState>>() {
-        Some(state) => Ok(BaseUrl(state.base_url(req))),
-        None => Err(ApiError::Internal("no HTTP state".into())),
-    }
-});
+from_request!(BaseUrl, Needs::NOTHING, |req| Ok(BaseUrl(
+    state(req)?.base_url(req)
+)));
 
 /// Whether the client asked for HTML (a browser opening a link).
 pub struct WantsHtml(pub bool);
@@ -110,14 +193,11 @@ from_request!(WantsHtml, Needs::NOTHING, |req| Ok(WantsHtml(
 /// 429 once it is spent. Every request that gets this far counts.
 pub struct PasswordChangeTurn;
 
-from_request!(PasswordChangeTurn, USER, |req| {
-    let account = caller(req)
+from_caller!(PasswordChangeTurn, USER, Scheme::Token, |req, caller| {
+    let account = caller
         .account
         .ok_or_else(|| Scheme::Token.not_provided())?;
-    match req
-        .app_data::<Data<HttpState>>()
-        .and_then(|state| state.password_changes.clone())
-    {
+    match state(&req)?.password_changes.clone() {
         Some(throttle) => throttle
             .check(account.id)
             .map(|()| PasswordChangeTurn)

@@ -1,13 +1,10 @@
-//! The extractor machinery: what an extractor needs ([`Needs`]), what the
-//! dispatcher leaves in the request for extractors to read, and a macro for
-//! synchronous extractors.
+//! The extractor machinery: what an extractor needs ([`Needs`]), and a
+//! macro for synchronous extractors.
 
 use crate::fields::Field;
 use actix_web::http::Method;
 use actix_web::web::Data;
-use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use domain::{Account, Device};
-use serde_json::{Map, Value};
+use actix_web::{FromRequest, HttpRequest};
 
 /// Who may call an endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,37 +90,10 @@ impl Extractor for HttpRequest {
     const NEEDS: Needs = Needs::NOTHING;
 }
 
-/// The caller's valid credentials, as the dispatcher found them.
-#[derive(Clone, Default)]
-pub(crate) struct Caller {
-    pub(crate) account: Option<Account>,
-    pub(crate) token: Option<String>,
-    pub(crate) device: Option<Device>,
-}
-
-/// The `{param}` values of the matched path, by name.
-#[derive(Clone, Default)]
-pub(crate) struct PathParams(pub(crate) Vec<(&'static str, String)>);
-
-/// The request's JSON object body, parsed by the dispatcher.
-#[derive(Clone, Default)]
-pub(crate) struct JsonObject(pub(crate) Map<String, Value>);
-
-pub(crate) fn caller(req: &HttpRequest) -> Caller {
-    req.extensions()
-        .get::<Caller>()
-        .cloned()
-        .unwrap_or_default()
-}
-
+/// The `{param}` of the matched path named `name`: actix's match info,
+/// which the dispatcher fills as actix's router does.
 pub(crate) fn param(req: &HttpRequest, name: &str) -> Option<String> {
-    req.extensions().get::<PathParams>().and_then(|params| {
-        params
-            .0
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.clone())
-    })
+    req.match_info().get(name).map(str::to_owned)
 }
 
 /// Implements [`FromRequest`] and [`Extractor`] with a synchronous reader.

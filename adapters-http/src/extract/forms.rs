@@ -1,33 +1,31 @@
 //! Extractors of what the caller sent: the body and the query string,
 //! validated by the DRF field engine into typed values.
 
-use super::core::{Extractor, JsonObject, Needs, from_request};
+use super::core::{Extractor, Needs, from_request};
+use crate::body::{self, FormValue, typed_values};
 use crate::error::ApiError;
-use crate::fields::{Field, FieldType, Form, FromForm};
+use crate::fields::{Field, Form, FromForm};
 use actix_web::dev::Payload;
-use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use serde_json::{Map, Value};
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
 use std::future::{Ready, ready};
 
 /// A body validated into `T` by the DRF field engine: every field's errors
-/// at once, with DRF's messages.
+/// at once, with DRF's messages. It reads the body itself (JSON or a form,
+/// at most 64 KiB, within 10 s: `docs/api.md`, Request bodies).
 pub struct Valid<T>(pub T);
 
-impl<T: FromForm> FromRequest for Valid<T> {
+impl<T: FromForm + 'static> FromRequest for Valid<T> {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(
-            Submitted::<T>::read(req)
-                .check()
-                .map(Valid)
-                .map_err(ApiError::from),
-        )
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let submitted = Submitted::<T>::from_request(req, payload);
+        Box::pin(async move { submitted.await?.check().map(Valid).map_err(ApiError::from) })
     }
 }
 
-impl<T: FromForm> Extractor for Valid<T> {
+impl<T: FromForm + 'static> Extractor for Valid<T> {
     const NEEDS: Needs = Needs {
         fields: Some(T::FIELDS),
         ..Needs::NOTHING
@@ -42,17 +40,6 @@ pub struct Submitted<T> {
 }
 
 impl<T: FromForm> Submitted<T> {
-    fn read(req: &HttpRequest) -> Self {
-        let body = req
-            .extensions_mut()
-            .remove::<JsonObject>()
-            .unwrap_or_default();
-        Self {
-            form: Form::new(body.0),
-            _shape: std::marker::PhantomData,
-        }
-    }
-
     /// Validates the body: the value, or every field's errors.
     pub fn check(mut self) -> Result<T, Form> {
         let value = T::from_form(&mut self.form);
@@ -63,16 +50,23 @@ impl<T: FromForm> Submitted<T> {
     }
 }
 
-impl<T: FromForm> FromRequest for Submitted<T> {
+impl<T: FromForm + 'static> FromRequest for Submitted<T> {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(Ok(Self::read(req)))
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let (req, payload) = (req.clone(), payload.take());
+        Box::pin(async move {
+            let object = body::read_object(&req, payload, T::FIELDS).await?;
+            Ok(Self {
+                form: Form::new(object),
+                _shape: std::marker::PhantomData,
+            })
+        })
     }
 }
 
-impl<T: FromForm> Extractor for Submitted<T> {
+impl<T: FromForm + 'static> Extractor for Submitted<T> {
     const NEEDS: Needs = Needs {
         fields: Some(T::FIELDS),
         ..Needs::NOTHING
@@ -91,21 +85,11 @@ impl<T: FromForm> FromRequest for Query<T> {
         let pairs = actix_web::web::Query::<Vec<(String, String)>>::from_query(req.query_string())
             .map(actix_web::web::Query::into_inner)
             .unwrap_or_default();
-        // The last of repeated parameters counts.
-        let pairs: Vec<(String, String)> = pairs.into_iter().rev().collect();
-        let mut params = Map::new();
-        for field in T::FIELDS {
-            if let Some((_, raw)) = pairs.iter().find(|(name, _)| name == field.name) {
-                let value = match field.kind {
-                    FieldType::Integer => raw
-                        .trim()
-                        .parse::<i64>()
-                        .map_or_else(|_| Value::String(raw.clone()), Value::from),
-                    _ => Value::String(raw.clone()),
-                };
-                params.insert(field.name.to_owned(), value);
-            }
-        }
+        let declared = pairs
+            .into_iter()
+            .filter(|(name, _)| T::FIELDS.iter().any(|field| field.name == name))
+            .map(|(name, value)| (name, FormValue::Text(value)));
+        let params = typed_values(declared, T::FIELDS);
         let mut form = Form::new(params);
         let value = T::from_form(&mut form);
         ready(match (value, form.has_errors()) {

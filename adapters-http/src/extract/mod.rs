@@ -1,7 +1,8 @@
 //! Typed extractors: what a handler asks for in its arguments is what it
-//! gets, already checked. The dispatcher has authenticated the caller, matched
-//! the path and parsed the body (see `dispatch`); the extractors read those
-//! from the request and turn them into typed values. Each also says what it
+//! gets, already checked. Each stands on its own, as an actix `FromRequest`
+//! that works on any route: the caller's extractors look the credentials up
+//! (once per request), the path's read actix's match info, and the body's
+//! read and parse the body themselves. Each also says what it
 //! needs ([`Extractor::NEEDS`]), so an endpoint's access, body fields and
 //! query parameters are read from its handler's signature: a handler that
 //! takes a [`User`] serves a user route, and cannot be written without one.
@@ -15,5 +16,5 @@ pub use caller::{
     User, WantsHtml,
 };
 pub use core::{Access, Extractor, Needs};
-pub(crate) use core::{Caller, JsonObject, PathParams};
+pub(crate) use caller::authenticate;
 pub use forms::{PageKey, Query, Submitted, Valid};

@@ -4,15 +4,16 @@
 
 mod conventions;
 mod imports;
+mod standalone;
 
 use crate::resources::docs::ApiDocument;
-use crate::{HttpState, api, openapi};
+use crate::{HttpState, app, openapi};
 use actix_web::body::to_bytes;
-use actix_web::dev::{Service, ServiceResponse};
+use actix_web::dev::Service;
 use actix_web::http::header::HeaderMap;
 use actix_web::http::{Method, StatusCode};
 use actix_web::test::{TestRequest, init_service};
-use actix_web::{App, web};
+use actix_web::web;
 use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
 use application::ports::{MockMailer, Ports};
@@ -63,19 +64,24 @@ impl TestApi {
         }
     }
 
+    /// The state the API serves from, for apps of a test's own.
+    pub fn state(&self) -> web::Data<HttpState> {
+        self.state.clone()
+    }
+
     /// Sends one request built by `build` from a default one.
     pub async fn send(&self, build: impl FnOnce(TestRequest) -> TestRequest) -> Answer {
         let document = web::Data::new(ApiDocument(openapi::document_json()));
-        let service = init_service(App::new().configure(api(self.state.clone(), document))).await;
-        let response: ServiceResponse = service
+        let service = init_service(app(self.state.clone(), document)).await;
+        let response = service
             .call(build(TestRequest::default()).to_request())
             .await
             .expect("the service answers");
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = to_bytes(response.into_body())
-            .await
-            .expect("the body is read");
+        let Ok(bytes) = to_bytes(response.into_body()).await else {
+            panic!("the body is read");
+        };
         let body = if bytes.is_empty() {
             Value::Null
         } else {

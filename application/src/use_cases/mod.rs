@@ -166,6 +166,7 @@ impl Services {
                 hasher: ports.hasher.clone(),
                 clock: ports.clock.clone(),
                 secrets: secrets.clone(),
+                lockout: lockout.clone(),
                 reset_key_lifetime: settings.reset_key_lifetime,
             },
             devices: Devices {

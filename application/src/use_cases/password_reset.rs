@@ -1,5 +1,6 @@
 //! Setting a new password through an e-mailed link.
 
+use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::mail;
 use crate::ports::{
@@ -38,6 +39,7 @@ pub struct PasswordReset {
     pub(super) hasher: Arc<dyn PasswordHasher>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) secrets: Secrets,
+    pub(super) lockout: Lockout,
     pub(super) reset_key_lifetime: Duration,
 }
 
@@ -67,7 +69,9 @@ impl PasswordReset {
     /// policy; a refused password leaves the key usable. Success marks the
     /// address verified and cuts off whoever else held the account: every
     /// reset key and every API token of the account ends, and the install
-    /// token is replaced (enrolled devices keep theirs).
+    /// token is replaced (enrolled devices keep theirs). Whoever proved the
+    /// mailbox may log in at once: the address's failed logins are forgotten
+    /// and its lock, if any, is lifted.
     pub async fn confirm(&self, key: &str, new_password: &str) -> Result<(), ConfirmResetError> {
         let key = SecretHash::of(key);
         let now = self.clock.now();
@@ -95,6 +99,9 @@ impl PasswordReset {
             install_token: self.secrets.mint_install_token(),
         };
         if self.keys.complete_reset(&key, &reset).await? {
+            if let Some(account) = &account {
+                self.lockout.forget(&account.email).await?;
+            }
             Ok(())
         } else {
             Err(ConfirmResetError::Rejected {

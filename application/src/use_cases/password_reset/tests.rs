@@ -69,6 +69,12 @@ async fn a_valid_key_and_a_good_password_complete_the_reset() {
         })
         .times(1)
         .returning(|_, _| Ok(true));
+    // The address's failed logins are forgotten: its lock is lifted.
+    h.login_attempts
+        .expect_clear()
+        .with(eq(account(false, None).email.lookup_key()))
+        .times(1)
+        .returning(|_| Ok(()));
     h.app().password_reset.confirm("k", GOOD).await.unwrap();
 }
 
