@@ -4,7 +4,7 @@
 //! the rest of a dropped chunked body with no timer, and a client trickling
 //! one chunk every few seconds could hold the connection open for ever.
 
-use actix_web::body::MessageBody;
+use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
 use actix_web::middleware::Next;
@@ -37,20 +37,41 @@ impl Stream for Tracked {
     }
 }
 
-/// Held by an answer whose request body was not read to its end: while it
-/// lives, actix-http sees the body as unread and closes the connection after
-/// the answer instead of draining it.
-struct UnreadBody(#[allow(dead_code)] Rc<RefCell<Body>>);
+/// An answer's body that holds its request's body while it is sent, when
+/// that was not read to its end: while it lives, actix-http sees the request
+/// body as unread and closes the connection after the answer instead of
+/// draining it.
+struct Holding {
+    body: BoxBody,
+    #[expect(dead_code, reason = "held, never read: while it lives the connection closes")]
+    unread: Option<Rc<RefCell<Body>>>,
+}
 
-/// The middleware: wraps the body, and keeps it alive in the answer when it
-/// was not read to its end.
+impl MessageBody for Holding {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_next(cx)
+    }
+}
+
+/// The middleware: wraps the body, and keeps it alive while the answer is
+/// sent when it was not read to its end.
 pub(crate) async fn close_after_unread_body(
     mut req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let payload = req.parts_mut().1.take();
     if matches!(payload, Payload::None) {
-        return next.call(req).await;
+        let response = next.call(req).await?.map_into_boxed_body();
+        return Ok(response.map_body(|_, body| Holding { body, unread: None }));
     }
     let body = Rc::new(RefCell::new(Body {
         payload,
@@ -59,12 +80,8 @@ pub(crate) async fn close_after_unread_body(
     req.set_payload(Payload::Stream {
         payload: Box::pin(Tracked(body.clone())),
     });
-    let mut response = next.call(req).await?;
-    if !body.borrow().finished {
-        response
-            .response_mut()
-            .extensions_mut()
-            .insert(UnreadBody(body));
-    }
-    Ok(response)
+    let response = next.call(req).await?.map_into_boxed_body();
+    let finished = body.borrow().finished;
+    let unread = (!finished).then_some(body);
+    Ok(response.map_body(|_, body| Holding { body, unread }))
 }

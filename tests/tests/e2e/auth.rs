@@ -201,3 +201,42 @@ fn tokens_of_different_accounts_are_kept_apart() {
         .send()
         .expect_401(INVALID_TOKEN);
 }
+
+e2e!(logging_in_with_a_form_body_works_as_with_json);
+/// Scripts post forms (`requests.post(url, {"email": …, "password": …})`):
+/// DRF parses them, and so does devmgr, with the same answers as JSON.
+fn logging_in_with_a_form_body_works_as_with_json() {
+    let server = Server::start();
+    let alice = server.account("alice+pi@example.com");
+    let form = |body: String| {
+        server
+            .post("/auth/")
+            .body("application/x-www-form-urlencoded", body)
+            .send()
+    };
+    let encoded = alice.email.replace('@', "%40").replace('+', "%2B");
+    new_token(&form(format!("email={encoded}&password={PASSWORD}")));
+    form(format!("email={encoded}&password=Wrong-Lantern-42"))
+        .expect(400, json!({"non_field_errors": [BAD_CREDENTIALS]}));
+    form("email=alice".to_owned()).expect(
+        400,
+        json!({"email": ["Enter a valid email address."], "password": ["This field is required."]}),
+    );
+    let boundary = "devmgr-test-boundary";
+    let multipart = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\n{email}\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\n{PASSWORD}\r\n\
+         --{boundary}--\r\n",
+        email = alice.email
+    );
+    let reply = server
+        .post("/auth/")
+        .body(&format!("multipart/form-data; boundary={boundary}"), multipart)
+        .send();
+    new_token(reply.expect_status(201));
+    server
+        .post("/auth/")
+        .body("text/plain", "email=x")
+        .send()
+        .expect_detail(415, "Unsupported media type \"text/plain\" in request.");
+}

@@ -90,6 +90,67 @@ fn a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408() {
     );
 }
 
+/// Sends `head`, then a chunked body one small chunk every 2 s on another
+/// thread, and reads the answer until the server closes the connection:
+/// the answer, and when the connection closed.
+fn trickle_chunked(server: &Server, head: &str) -> (String, Duration) {
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .unwrap();
+    let started = Instant::now();
+    write!(
+        stream,
+        "{head}Host: {address}\r\nContent-Type: application/json\r\n\
+         Transfer-Encoding: chunked\r\n\r\n1\r\n{{\r\n"
+    )
+    .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    std::thread::spawn(move || {
+        // Stops at the first write the closed connection refuses, or after 30 s.
+        for _ in 0..15 {
+            std::thread::sleep(Duration::from_secs(2));
+            if writer.write_all(b"1\r\n \r\n").is_err() {
+                break;
+            }
+        }
+    });
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    (String::from_utf8_lossy(&answer).into_owned(), started.elapsed())
+}
+
+e2e!(a_trickled_chunked_body_gets_408_and_the_connection_closes: sqlite);
+/// Whatever the framing, a body not complete 10 s after the headers gets
+/// 408 and the connection closes (docs/security.md).
+fn a_trickled_chunked_body_gets_408_and_the_connection_closes() {
+    let server = Server::start();
+    let (answer, closed_after) = trickle_chunked(&server, "POST /auth/ HTTP/1.1\r\n");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains(r#"{"detail":"The request body took too long to arrive."}"#),
+        "{answer}"
+    );
+    assert!(
+        closed_after < Duration::from_secs(12),
+        "the connection stayed open {closed_after:?}"
+    );
+}
+
+e2e!(an_answer_before_the_body_has_arrived_closes_the_connection: sqlite);
+/// A route that reads no body (here: refused for want of credentials)
+/// answers at once, and the trickled body cannot keep the connection open.
+fn an_answer_before_the_body_has_arrived_closes_the_connection() {
+    let server = Server::start();
+    let (answer, closed_after) = trickle_chunked(&server, "GET /devices/ HTTP/1.1\r\n");
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(
+        closed_after < Duration::from_secs(5),
+        "the connection stayed open {closed_after:?}"
+    );
+}
+
 /// The soft and hard open-file limits of a process, from /proc.
 fn open_file_limits(pid: u32) -> (String, String) {
     let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();

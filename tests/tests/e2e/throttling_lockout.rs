@@ -168,3 +168,22 @@ fn throttle_off_disables_every_limit() {
             .expect_status(400);
     }
 }
+
+e2e!(a_completed_reset_lifts_the_lock);
+/// Whoever proved the mailbox may log in at once (docs/security.md).
+fn a_completed_reset_lifts_the_lock() {
+    let server = lockout_server(&["--login-max-failures", "2"]);
+    let alice = server.account("alice@example.com");
+    for n in 1..=2 {
+        assert_bad_credentials(&login_from(&server, n, &alice.email, WRONG_PASSWORD));
+    }
+    login_from(&server, 3, &alice.email, PASSWORD).expect_throttled();
+    let key = crate::password_reset::reset_mail_key(&server, &alice.email);
+    crate::password_reset::confirm_with(&server, &key, "Velvet-Harbor-97").expect_empty(204);
+    new_token(&login_from(&server, 4, &alice.email, "Velvet-Harbor-97"));
+    // The count starts again: two more failures lock it anew.
+    for n in 5..=6 {
+        assert_bad_credentials(&login_from(&server, n, &alice.email, WRONG_PASSWORD));
+    }
+    login_from(&server, 7, &alice.email, "Velvet-Harbor-97").expect_throttled();
+}
