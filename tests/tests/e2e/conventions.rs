@@ -160,7 +160,15 @@ fn options_answers_every_route_without_credentials() {
         assert!(body["name"].is_string(), "{reply}");
         assert!(body["description"].is_string(), "{reply}");
         assert_eq!(body["renders"], json!(["application/json"]), "{reply}");
-        assert_eq!(body["parses"], json!(["application/json"]), "{reply}");
+        assert_eq!(
+            body["parses"],
+            json!([
+                "application/json",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data"
+            ]),
+            "{reply}"
+        );
         assert!(body["actions"].is_object(), "{reply}");
     }
 }

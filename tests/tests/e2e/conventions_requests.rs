@@ -114,14 +114,11 @@ fn a_body_of_another_media_type_is_415() {
         .expect_detail(415, "Unsupported media type \"text/plain\" in request.");
     server
         .post("/register/")
-        .body(
-            "application/x-www-form-urlencoded",
-            "email=bob%40example.com",
-        )
+        .body("application/xml", "<email>bob@example.com</email>")
         .send()
         .expect_detail(
             415,
-            "Unsupported media type \"application/x-www-form-urlencoded\" in request.",
+            "Unsupported media type \"application/xml\" in request.",
         );
     server
         .put("/profile/")
