@@ -38,6 +38,28 @@ pub trait FromForm: Sized {
     fn from_form(form: &mut Form) -> Result<Self, Rejected>;
 }
 
+/// A body type whose values can be written back as the JSON object a client
+/// sends: how the OpenAPI document shows a request example that is a value
+/// of the type.
+pub trait ToForm: FromForm {
+    /// The JSON object [`FromForm::from_form`] reads this value from.
+    fn to_form(&self) -> Map<String, Value>;
+}
+
+/// Whether `B` reads `body` without an error.
+pub fn reads_back<B: FromForm>(body: &Map<String, Value>) -> bool {
+    let mut form = Form::new(body.clone());
+    B::from_form(&mut form).is_ok() && !form.has_errors()
+}
+
+/// A JSON object of `(field, value)` pairs, keyed by the fields' names.
+pub fn form_of<const N: usize>(entries: [(&Field, Value); N]) -> Map<String, Value> {
+    entries
+        .into_iter()
+        .map(|(field, value)| (field.name.to_owned(), value))
+        .collect()
+}
+
 /// A JSON object body being validated; collects every field's errors.
 pub struct Form {
     data: Map<String, Value>,
