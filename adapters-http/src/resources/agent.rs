@@ -4,10 +4,11 @@
 use super::devices::{PORT_FIELDS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
 use super::enrolment::{MACHINE_TYPE, machine_type};
 use crate::answer::{Json, NoContent};
-use crate::description::{Described, Resource};
+use crate::description::examples as ex;
+use crate::description::{Described, ObjectSchema, Parameter, Tag, to_json};
 use crate::error::ApiError;
 use crate::extract::{Agent, CommandIdPath, Query, Valid};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::http::Method;
@@ -17,22 +18,16 @@ use domain::{
     OperatingSystem, PollWait, Port, PortNumber, Protocol, Uname,
 };
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// `agent_version` of a heartbeat.
-const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
-    .optional()
-    .blank_ok()
-    .max(AgentVersion::MAX_CHARS);
+const AGENT_VERSION: Field =
+    Field::bounded::<AgentVersion>("agent_version", "Agent version").optional();
 /// `operating_system` of a heartbeat.
-const OPERATING_SYSTEM: Field = Field::text("operating_system", "Operating system")
-    .optional()
-    .blank_ok()
-    .max(OperatingSystem::MAX_CHARS);
+const OPERATING_SYSTEM: Field =
+    Field::bounded::<OperatingSystem>("operating_system", "Operating system").optional();
 /// `uname` of a heartbeat.
-const UNAME: Field = Field::text("uname", "Uname")
-    .optional()
-    .blank_ok()
-    .max(Uname::MAX_CHARS);
+const UNAME: Field = Field::bounded::<Uname>("uname", "Uname").optional();
 /// `disk_capacity` of a heartbeat: bytes, `null` while unknown.
 const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
@@ -56,39 +51,81 @@ const PORTS: Field = Field::list("ports", "Ports", PORT_FIELDS).optional();
 /// `status` of an acknowledgement.
 const ACK_STATUS: Field = Field::text("status", "Status").choices(&CommandStatus::CODES);
 /// `detail` of an acknowledgement.
-const ACK_DETAIL: Field = Field::text("detail", "Detail")
-    .optional()
-    .blank_ok()
-    .max(AckDetail::MAX_CHARS);
+const ACK_DETAIL: Field = Field::bounded::<AckDetail>("detail", "Detail").optional();
 /// `wait` of the command long poll (a query parameter), in seconds.
 const WAIT: Field = Field::integer("wait", "Wait")
     .optional()
     .range(0, PollWait::MAX_SECS);
 
+/// The `{id}` of a command's path.
+const COMMAND_ID: Parameter = Parameter {
+    name: "id",
+    description: "The command's id, as handed to the agent.",
+    format: Some("uuid"),
+    example: || ex::COMMAND_ID.into(),
+};
+
+/// The `?wait=` of the command long poll.
+const WAIT_PARAMETER: Parameter = Parameter {
+    name: WAIT.name,
+    description: "Seconds to wait for a pending command before answering with none (0-60).",
+    format: None,
+    example: || match PollWait::new(ex::POLL_WAIT_SECS) {
+        Ok(wait) => wait.secs().into(),
+        Err(_) => Value::Null,
+    },
+};
+
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Agent,
             "/agent/commands/",
             "Agent Commands",
             "Long poll for the device's pending commands: answers as soon as one is\npending, or with an empty list after `wait` seconds (0-60, default 0).",
         )
-        .get("Wait for the device's commands", commands)
+        .get("pollCommands", "Wait for the device's commands", commands)
+        .parameter(WAIT_PARAMETER)
         .fails(&[400]),
         Route::new(
+            Tag::Agent,
             "/agent/commands/{id}/ack/",
             "Agent Command Ack",
             "Report what became of a command: `received` before carrying it out, then\n`done` or `failed`, with an optional detail.",
         )
-        .post("Acknowledge a command", acknowledge)
+        .parameter(COMMAND_ID)
+        .post("acknowledgeCommand", "Acknowledge a command", acknowledge)
+        .example(Acknowledgement(CommandOutcome {
+            status: CommandStatus::Received,
+            detail: AckDetail::default(),
+        }))
         .fails(&[404]),
         Route::new(
+            Tag::Agent,
             "/agent/heartbeat/",
             "Agent Heartbeat",
             "Report the device's facts; the device is online from now. Returns the\npending commands and the interval of the next heartbeat.",
         )
-        .post("Report the device's facts", heartbeat),
+        .post("sendHeartbeat", "Report the device's facts", heartbeat)
+        .example(Heartbeat(example_report())),
     ]
+}
+
+/// Every fact of the examples' device, as its agent reports them.
+fn example_report() -> FactsReport {
+    let facts = ex::facts();
+    FactsReport {
+        agent_version: Some(facts.agent_version),
+        operating_system: Some(facts.operating_system),
+        uname: Some(facts.uname),
+        machine_type: Some(facts.machine_type),
+        disk_capacity: Some(facts.disk_capacity),
+        disk_used: Some(facts.disk_used),
+        processor_speed: Some(facts.processor_speed),
+        ram_capacity: Some(facts.ram_capacity),
+        ports: Some(vec![ex::port()]),
+    }
 }
 
 /// A heartbeat's body: the facts the agent reports, each optional.
@@ -131,6 +168,46 @@ impl FromForm for Heartbeat {
     }
 }
 
+impl ToForm for Heartbeat {
+    fn to_form(&self) -> Map<String, Value> {
+        let report = &self.0;
+        let mut form = Map::new();
+        let mut put = |field: &Field, value: Option<Value>| {
+            if let Some(value) = value {
+                form.extend(form_of([(field, value)]));
+            }
+        };
+        put(
+            &AGENT_VERSION,
+            report.agent_version.as_deref().map(Value::from),
+        );
+        put(
+            &OPERATING_SYSTEM,
+            report.operating_system.as_deref().map(Value::from),
+        );
+        put(&UNAME, report.uname.as_deref().map(Value::from));
+        put(&MACHINE_TYPE, report.machine_type.map(|m| m.code().into()));
+        let amount = |amount: Option<Amount>| amount.map_or(Value::Null, |a| a.get().into());
+        put(&DISK_CAPACITY, report.disk_capacity.map(amount));
+        put(&DISK_USED, report.disk_used.map(amount));
+        put(&RAM_CAPACITY, report.ram_capacity.map(|a| a.get().into()));
+        put(
+            &PROCESSOR_SPEED,
+            report.processor_speed.map(|a| a.get().into()),
+        );
+        put(
+            &PORTS,
+            report.ports.as_ref().map(|ports| {
+                ports
+                    .iter()
+                    .map(|port| to_json(&super::devices::PortJson::from(port)))
+                    .collect()
+            }),
+        );
+        form
+    }
+}
+
 /// One item of a heartbeat's `ports`.
 fn read_port(form: &mut Form) -> Result<Port, Rejected> {
     let number = form.integer::<PortNumber>(&PORT_NUMBER);
@@ -152,6 +229,15 @@ impl FromForm for Acknowledgement {
             status: status?,
             detail: detail?.unwrap_or_default(),
         }))
+    }
+}
+
+impl ToForm for Acknowledgement {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([
+            (&ACK_STATUS, self.0.status.code().into()),
+            (&ACK_DETAIL, self.0.detail.as_str().into()),
+        ])
     }
 }
 
@@ -177,14 +263,14 @@ const COMMANDS: Field =
     Field::read_only("commands", "Commands", FieldType::List).children(COMMAND_FIELDS);
 
 /// The commands handed to an agent by a long poll.
-pub const COMMAND_LIST: Resource = Resource {
+pub const COMMAND_LIST_SCHEMA: ObjectSchema = ObjectSchema {
     name: "CommandList",
     description: "Commands handed out to the device. One not acknowledged within 15 seconds is handed out again, with the same id.",
     fields: &[COMMANDS],
 };
 
 /// The answer to a heartbeat.
-pub const HEARTBEAT_REPLY: Resource = Resource {
+pub const HEARTBEAT_REPLY_SCHEMA: ObjectSchema = ObjectSchema {
     name: "HeartbeatReply",
     description: "Commands handed out to the device, and the seconds until its next heartbeat is due.",
     fields: &[
@@ -220,6 +306,15 @@ fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
     commands.iter().map(CommandJson::from).collect()
 }
 
+/// The examples' command, as handed out.
+fn example_commands() -> Vec<CommandJson> {
+    commands_json(&[Command {
+        id: ex::COMMAND_ID.to_owned(),
+        action: Action::Reboot,
+        issued_time: ex::at(ex::ISSUED),
+    }])
+}
+
 /// Commands handed out by a long poll.
 #[derive(Debug, Serialize)]
 pub struct CommandListJson {
@@ -227,7 +322,13 @@ pub struct CommandListJson {
 }
 
 impl Described for CommandListJson {
-    const RESOURCE: &'static Resource = &COMMAND_LIST;
+    const SCHEMA: &'static ObjectSchema = &COMMAND_LIST_SCHEMA;
+
+    fn example() -> Self {
+        Self {
+            commands: example_commands(),
+        }
+    }
 }
 
 /// The answer to a heartbeat.
@@ -238,7 +339,14 @@ pub struct HeartbeatReplyJson {
 }
 
 impl Described for HeartbeatReplyJson {
-    const RESOURCE: &'static Resource = &HEARTBEAT_REPLY;
+    const SCHEMA: &'static ObjectSchema = &HEARTBEAT_REPLY_SCHEMA;
+
+    fn example() -> Self {
+        Self {
+            commands: example_commands(),
+            heartbeat_interval: 60,
+        }
+    }
 }
 
 /// `POST /agent/heartbeat/`: records the facts, hands out pending commands.
