@@ -143,7 +143,7 @@ impl Described for Detail {
     const SCHEMA: &'static ObjectSchema = &DETAIL_SCHEMA;
 
     /// The note an operation answers with depends on the operation: each
-    /// route that succeeds with one shows its own (`Route::answers`).
+    /// route that succeeds with one shows its own (`Route::answer_example`).
     fn example() -> Self {
         Self::new("Done.")
     }

@@ -199,7 +199,7 @@ impl Route {
     }
 
     /// Shows `example` as the last method's answer on success.
-    pub fn answers(mut self, example: impl Described) -> Self {
+    pub fn answer_example(mut self, example: impl Described) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.answer_example = Some(to_json(&example));
         }
@@ -207,7 +207,7 @@ impl Route {
     }
 
     /// Shows `body`, a value of the last method's body type, as its request.
-    pub fn example<B: ToForm>(mut self, body: B) -> Self {
+    pub fn request_example<B: ToForm>(mut self, body: B) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.request_example = Some(RequestExample {
                 body: body.to_form(),

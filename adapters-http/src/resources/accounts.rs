@@ -30,7 +30,7 @@ pub fn routes() -> Vec<Route> {
             "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
         )
         .post("register", "Create an account", register)
-        .example(EmailBody {
+        .request_example(EmailBody {
             email: ex::new_email(),
         })
         .throttled(),
@@ -41,7 +41,7 @@ pub fn routes() -> Vec<Route> {
             "Set a new password. `old_password` is needed while the account has a usable password.",
         )
         .post("changePassword", "Change the password", change_password)
-        .example(PasswordChange {
+        .request_example(PasswordChange {
             old_password: Some(ex::PASSWORD.to_owned()),
             new_password: ex::NEW_PASSWORD.to_owned(),
         }),

@@ -29,7 +29,7 @@ pub fn routes() -> Vec<Route> {
             "Log in with e-mail and password to obtain an API token (POST),\nor end the token used for this request (DELETE).",
         )
         .post("login", "Log in: get a new API token", login)
-        .example(Credentials {
+        .request_example(Credentials {
             email: ex::email(),
             password: ex::PASSWORD.to_owned(),
         })

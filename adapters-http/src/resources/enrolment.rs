@@ -34,7 +34,7 @@ pub fn routes() -> Vec<Route> {
             "Enrol a device in the account of an install token; returns its serial and\ndevice token. Installing a serial of the same account again re-keys it.",
         )
         .post("installDevice", "Enrol a device", install)
-        .example(Enrol(InstallRequest {
+        .request_example(Enrol(InstallRequest {
             install_token: ex::INSTALL_TOKEN.to_owned(),
             name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
             serial: None,

@@ -39,7 +39,7 @@ pub fn routes() -> Vec<Route> {
             "Ask for a password reset link",
             request,
         )
-        .example(EmailBody { email: ex::email() })
+        .request_example(EmailBody { email: ex::email() })
         .throttled()
         .fails(&[403]),
         Route::new(
@@ -55,7 +55,7 @@ pub fn routes() -> Vec<Route> {
             "Set a new password with a reset key",
             confirm,
         )
-        .example(Reset {
+        .request_example(Reset {
             key: ex::KEY.to_owned(),
             new_password: ex::NEW_PASSWORD.to_owned(),
         })

@@ -27,9 +27,9 @@ pub fn routes() -> Vec<Route> {
         )
         .get("getProfile", "Show the profile", show)
         .put("replaceProfile", "Replace the profile's name", update)
-        .example(example_change())
+        .request_example(example_change())
         .patch("updateProfile", "Change the profile's name", update)
-        .example(example_change()),
+        .request_example(example_change()),
         Route::new(
             Tag::Accounts,
             "/profile/install-token/",

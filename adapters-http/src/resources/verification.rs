@@ -27,10 +27,10 @@ pub fn routes() -> Vec<Route> {
             "Verify the account's e-mail address with the key of a verification link.",
         )
         .post("verifyEmail", "Verify an e-mail address", verify)
-        .example(KeyBody {
+        .request_example(KeyBody {
             key: ex::KEY.to_owned(),
         })
-        .answers(VERIFIED)
+        .answer_example(VERIFIED)
         .throttled(),
         Route::new(
             Tag::Accounts,
@@ -43,7 +43,7 @@ pub fn routes() -> Vec<Route> {
             "Mail a new verification link",
             resend,
         )
-        .example(EmailBody {
+        .request_example(EmailBody {
             email: ex::new_email(),
         })
         .throttled(),
@@ -59,7 +59,7 @@ pub fn routes() -> Vec<Route> {
             "Open a verification link",
             verify_link,
         )
-        .answers(VERIFIED)
+        .answer_example(VERIFIED)
         .bad_request_example(&invalid_key())
         .throttled()
         .fails(&[400]),

@@ -54,13 +54,13 @@ pub fn routes() -> Vec<Route> {
         .get("getDevice", "Show a device", detail)
         .fails(&[404])
         .put("replaceDevice", "Replace a device's name and description", replace)
-        .example(DeviceReplacement(DeviceChanges {
+        .request_example(DeviceReplacement(DeviceChanges {
             name: Some(DeviceName::parse(ex::DEVICE_NAME).expect("a valid name")),
             description: Some(example_description()),
         }))
         .fails(&[404])
         .patch("updateDevice", "Change a device's name or description", change)
-        .example(DeviceChange(DeviceChanges {
+        .request_example(DeviceChange(DeviceChanges {
             name: None,
             description: Some(example_description()),
         }))
@@ -87,7 +87,7 @@ pub fn routes() -> Vec<Route> {
             "Dispatch a reboot signal to the device. No body needed.",
         )
         .post("rebootDevice", "Reboot a device", reboot)
-        .answers(REBOOT_DISPATCHED)
+        .answer_example(REBOOT_DISPATCHED)
         .fails(&[404]),
     ]
 }

@@ -1,23 +1,29 @@
 //! `/agent/`: what a device's agent calls: heartbeats, the command long
 //! poll and acknowledgements.
 
+mod json;
+
+pub use json::{
+    COMMAND_LIST_SCHEMA, CommandJson, CommandListJson, HEARTBEAT_REPLY_SCHEMA, HeartbeatReplyJson,
+};
+
 use super::devices::{PORT_FIELDS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
 use super::enrolment::{MACHINE_TYPE, machine_type};
 use crate::answer::{Json, NoContent};
 use crate::description::examples as ex;
-use crate::description::{Described, ObjectSchema, Parameter, Tag, to_json};
+use crate::description::{Parameter, Tag, to_json};
 use crate::error::ApiError;
 use crate::extract::{Agent, CommandIdPath, Query, Valid};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::http::Method;
 use actix_web::web::Data;
 use domain::{
-    AckDetail, Action, AgentVersion, Amount, Command, CommandOutcome, CommandStatus, FactsReport,
-    OperatingSystem, PollWait, Port, PortNumber, Protocol, Uname,
+    AckDetail, AgentVersion, Amount, CommandOutcome, CommandStatus, FactsReport, OperatingSystem,
+    PollWait, Port, PortNumber, Protocol, Uname,
 };
-use serde::Serialize;
+use json::commands_json;
 use serde_json::{Map, Value};
 
 /// `agent_version` of a heartbeat.
@@ -96,7 +102,7 @@ pub fn routes() -> Vec<Route> {
         )
         .parameter(COMMAND_ID)
         .post("acknowledgeCommand", "Acknowledge a command", acknowledge)
-        .example(Acknowledgement(CommandOutcome {
+        .request_example(Acknowledgement(CommandOutcome {
             status: CommandStatus::Received,
             detail: AckDetail::default(),
         }))
@@ -108,7 +114,7 @@ pub fn routes() -> Vec<Route> {
             "Report the device's facts; the device is online from now. Returns the\npending commands and the interval of the next heartbeat.",
         )
         .post("sendHeartbeat", "Report the device's facts", heartbeat)
-        .example(Heartbeat(example_report())),
+        .request_example(Heartbeat(example_report())),
     ]
 }
 
@@ -254,101 +260,6 @@ impl FromForm for Wait {
     }
 }
 
-const COMMAND_FIELDS: &[Field] = &[
-    Field::read_only("id", "Id", FieldType::String).format("uuid"),
-    Field::read_only("action", "Action", FieldType::String).choices(&Action::CODES),
-    Field::read_only("issued_time", "Issued time", FieldType::Datetime),
-];
-const COMMANDS: Field =
-    Field::read_only("commands", "Commands", FieldType::List).children(COMMAND_FIELDS);
-
-/// The commands handed to an agent by a long poll.
-pub const COMMAND_LIST_SCHEMA: ObjectSchema = ObjectSchema {
-    name: "CommandList",
-    description: "Commands handed out to the device. One not acknowledged within 15 seconds is handed out again, with the same id.",
-    fields: &[COMMANDS],
-};
-
-/// The answer to a heartbeat.
-pub const HEARTBEAT_REPLY_SCHEMA: ObjectSchema = ObjectSchema {
-    name: "HeartbeatReply",
-    description: "Commands handed out to the device, and the seconds until its next heartbeat is due.",
-    fields: &[
-        COMMANDS,
-        Field::read_only(
-            "heartbeat_interval",
-            "Heartbeat interval",
-            FieldType::Integer,
-        )
-        .range(1, i64::MAX),
-    ],
-};
-
-/// A command as handed to an agent.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CommandJson {
-    id: String,
-    action: &'static str,
-    issued_time: String,
-}
-
-impl From<&Command> for CommandJson {
-    fn from(command: &Command) -> Self {
-        Self {
-            id: command.id.clone(),
-            action: command.action.code(),
-            issued_time: domain::time::format_api(command.issued_time),
-        }
-    }
-}
-
-fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
-    commands.iter().map(CommandJson::from).collect()
-}
-
-/// The examples' command, as handed out.
-fn example_commands() -> Vec<CommandJson> {
-    commands_json(&[Command {
-        id: ex::COMMAND_ID.to_owned(),
-        action: Action::Reboot,
-        issued_time: ex::at(ex::ISSUED),
-    }])
-}
-
-/// Commands handed out by a long poll.
-#[derive(Debug, Serialize)]
-pub struct CommandListJson {
-    commands: Vec<CommandJson>,
-}
-
-impl Described for CommandListJson {
-    const SCHEMA: &'static ObjectSchema = &COMMAND_LIST_SCHEMA;
-
-    fn example() -> Self {
-        Self {
-            commands: example_commands(),
-        }
-    }
-}
-
-/// The answer to a heartbeat.
-#[derive(Debug, Serialize)]
-pub struct HeartbeatReplyJson {
-    commands: Vec<CommandJson>,
-    heartbeat_interval: i64,
-}
-
-impl Described for HeartbeatReplyJson {
-    const SCHEMA: &'static ObjectSchema = &HEARTBEAT_REPLY_SCHEMA;
-
-    fn example() -> Self {
-        Self {
-            commands: example_commands(),
-            heartbeat_interval: 60,
-        }
-    }
-}
-
 /// `POST /agent/heartbeat/`: records the facts, hands out pending commands.
 async fn heartbeat(
     state: Data<HttpState>,
@@ -396,36 +307,5 @@ async fn acknowledge(
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::description::assert_described;
-
-    #[test]
-    fn agent_answers_write_their_described_fields() {
-        assert_described(&CommandListJson { commands: vec![] });
-        assert_described(&HeartbeatReplyJson {
-            commands: vec![],
-            heartbeat_interval: 60,
-        });
-        let command = Command {
-            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
-            action: Action::Reboot,
-            issued_time: chrono::DateTime::UNIX_EPOCH,
-        };
-        let json = serde_json::to_value(CommandJson::from(&command)).unwrap();
-        let mut keys: Vec<&str> = json
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
-        let mut described: Vec<&str> = COMMAND_FIELDS.iter().map(|f| f.name).collect();
-        described.sort_unstable();
-        assert_eq!(keys, described);
     }
 }
