@@ -71,8 +71,20 @@ pub fn document() -> OpenApi {
         .build()
 }
 
+/// The media types every body is accepted in, with the same fields: JSON
+/// first, the one generated clients send; then the two form encodings, where
+/// every value is text (`true`/`false`/`1`/`0` for a boolean, decimal digits
+/// for a whole number), as Django REST Framework parses them.
+const BODY_MEDIA_TYPES: [&str; 3] = [
+    "application/json",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data",
+];
+
 const INTRODUCTION: &str = "\
-devmgr's JSON REST API. Every path ends in `/`; bodies are JSON.
+devmgr's JSON REST API. Every path ends in `/`; bodies are JSON, and a request \
+body may also be a form (`application/x-www-form-urlencoded` or \
+`multipart/form-data`) with the same fields.
 
 Users authenticate with `Authorization: Token <token>` (from `POST /auth/` or \
 `POST /register/`); device agents with `Authorization: Device <device_token>` \
@@ -144,12 +156,14 @@ fn operation(route: &Route, tag: Tag, endpoint: &Endpoint) -> utoipa::openapi::p
             .as_ref()
             .map(|example| Value::Object(example.body.clone()));
         let schema = schemas::request_schema(fields, partial);
-        operation = operation.request_body(Some(
-            RequestBodyBuilder::new()
-                .required(Some(required_if(required)))
-                .content("application/json", responses::content(schema, example))
-                .build(),
-        ));
+        let mut body = RequestBodyBuilder::new().required(Some(required_if(required)));
+        for media_type in BODY_MEDIA_TYPES {
+            body = body.content(
+                media_type,
+                responses::content(schema.clone(), example.clone()),
+            );
+        }
+        operation = operation.request_body(Some(body.build()));
     }
     for (status, response) in responses::responses(endpoint) {
         operation = operation.response(status.to_string(), response);

@@ -11,7 +11,7 @@ use crate::error::{ApiError, NON_FIELD_ERRORS};
 use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS};
 use crate::routes::{Endpoint, ReplyBody};
 use serde_json::Value;
-use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{
@@ -134,6 +134,8 @@ pub(super) struct CommonFailure {
     pub(super) description: &'static str,
     /// The body the server answers it with.
     pub(super) example: Value,
+    /// The header it carries, by name.
+    pub(super) header: Option<(&'static str, Header)>,
 }
 
 /// The failures answered with `{"detail": …}`, each with the server's own
@@ -143,13 +145,17 @@ pub(super) fn common_failures() -> [CommonFailure; 7] {
         name,
         description,
         example,
+        header: None,
     };
     [
-        failure(
-            "Unauthorized",
-            "Missing or invalid credentials.",
-            error_json(&Scheme::Token.not_provided()),
-        ),
+        CommonFailure {
+            header: Some(("WWW-Authenticate", www_authenticate())),
+            ..failure(
+                "Unauthorized",
+                "Missing or invalid credentials.",
+                error_json(&Scheme::Token.not_provided()),
+            )
+        },
         failure(
             "Forbidden",
             "Not allowed for this caller.",
@@ -167,14 +173,17 @@ pub(super) fn common_failures() -> [CommonFailure; 7] {
         ),
         failure(
             "UnsupportedMediaType",
-            "The body is not JSON.",
+            "The body is neither JSON nor a form.",
             error_json(&ApiError::UnsupportedMediaType("text/plain".to_owned())),
         ),
-        failure(
-            "Throttled",
-            "Too many requests from this address or for this account.",
-            error_json(&ApiError::Throttled(42)),
-        ),
+        CommonFailure {
+            header: Some(("Retry-After", retry_after())),
+            ..failure(
+                "Throttled",
+                "Too many requests from this address or for this account.",
+                error_json(&ApiError::Throttled(42)),
+            )
+        },
         // The body of `ApiError::Internal`, which logs its cause when rendered.
         failure(
             "ServerError",
@@ -216,17 +225,15 @@ pub(super) fn components() -> Components {
                 .build(),
         );
     for failure in common_failures() {
-        let response = ResponseBuilder::new()
+        let mut response = ResponseBuilder::new()
             .description(failure.description)
             .content(
                 "application/json",
                 json_content(schema_ref(DETAIL_SCHEMA.name), failure.example),
             );
-        let response = match failure.name {
-            "Unauthorized" => response.header("WWW-Authenticate", www_authenticate()),
-            "Throttled" => response.header("Retry-After", retry_after()),
-            _ => response,
-        };
+        if let Some((name, header)) = failure.header {
+            response = response.header(name, header);
+        }
         components = components.response(failure.name, response.build());
     }
     for schema in OBJECT_SCHEMAS {
@@ -242,7 +249,7 @@ fn api_key(description: &str) -> SecurityScheme {
     )))
 }
 
-fn www_authenticate() -> utoipa::openapi::header::Header {
+fn www_authenticate() -> Header {
     HeaderBuilder::new()
         .schema(Some(
             ObjectBuilder::new()
@@ -253,7 +260,7 @@ fn www_authenticate() -> utoipa::openapi::header::Header {
         .build()
 }
 
-fn retry_after() -> utoipa::openapi::header::Header {
+fn retry_after() -> Header {
     HeaderBuilder::new()
         .schema(Some(
             ObjectBuilder::new()

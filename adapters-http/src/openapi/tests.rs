@@ -142,3 +142,28 @@ fn the_server_error_example_is_what_the_server_answers() {
         );
     }
 }
+
+#[test]
+fn every_body_is_described_as_json_and_as_both_form_encodings_alike() {
+    let document = serde_json::to_value(document()).expect("the document serializes");
+    let mut bodies = 0;
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("a path item") {
+            let Some(content) = operation["requestBody"]["content"].as_object() else {
+                continue;
+            };
+            let media_types: Vec<&str> = content.keys().map(String::as_str).collect();
+            assert_eq!(media_types.len(), 3, "{method} {path}");
+            for media_type in BODY_MEDIA_TYPES {
+                let body = &content[media_type];
+                assert_eq!(
+                    body, &content["application/json"],
+                    "{method} {path} {media_type}"
+                );
+                assert!(body["example"].is_object(), "{method} {path} {media_type}");
+            }
+            bodies += 1;
+        }
+    }
+    assert_eq!(bodies, 14);
+}
