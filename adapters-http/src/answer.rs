@@ -2,7 +2,7 @@
 //! and whether it carries a secret, so the route table reads its [`Reply`]
 //! from the handler's signature instead of a second description.
 
-use crate::description::{Body, Described, Reply, Resource};
+use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
 use crate::fields::{Field, FieldType};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CacheControl, CacheDirective};
@@ -21,15 +21,15 @@ pub trait Answer {
 /// The shape of a JSON body: one described object, or a list of them.
 pub trait JsonBody: Serialize {
     /// How the description shows it.
-    const BODY: Body;
+    const BODY: ReplyBody;
 }
 
 impl<T: Described> JsonBody for T {
-    const BODY: Body = Body::One(T::RESOURCE);
+    const BODY: ReplyBody = ReplyBody::One(AnswerObject::of::<T>());
 }
 
 impl<T: Described> JsonBody for Vec<T> {
-    const BODY: Body = Body::Many(T::RESOURCE);
+    const BODY: ReplyBody = ReplyBody::Many(AnswerObject::of::<T>());
 }
 
 /// A JSON answer with status `STATUS` (200 unless said).
@@ -71,7 +71,7 @@ pub struct NoContent;
 impl Answer for NoContent {
     const REPLY: Reply = Reply {
         status: 204,
-        body: Body::Empty,
+        body: ReplyBody::Empty,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
@@ -85,7 +85,7 @@ pub struct Page(pub HttpResponse);
 impl Answer for Page {
     const REPLY: Reply = Reply {
         status: 200,
-        body: Body::Page,
+        body: ReplyBody::Page,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
@@ -104,7 +104,7 @@ pub enum JsonOrPage<T> {
 impl<T: Described> Answer for JsonOrPage<T> {
     const REPLY: Reply = Reply {
         status: 200,
-        body: Body::OneOrPage(T::RESOURCE),
+        body: ReplyBody::OneOrPage(AnswerObject::of::<T>()),
     };
 
     fn respond(self, req: &HttpRequest) -> HttpResponse {
@@ -133,14 +133,20 @@ impl Detail {
 }
 
 /// A message: success notes and every error that is not about fields.
-pub const DETAIL: Resource = Resource {
+pub const DETAIL_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Detail",
     description: "A message about the whole request.",
     fields: &[Field::read_only("detail", "Detail", FieldType::String)],
 };
 
 impl Described for Detail {
-    const RESOURCE: &'static Resource = &DETAIL;
+    const SCHEMA: &'static ObjectSchema = &DETAIL_SCHEMA;
+
+    /// The note an operation answers with depends on the operation: each
+    /// route that succeeds with one shows its own (`Route::answer_example`).
+    fn example() -> Self {
+        Self::new("Done.")
+    }
 }
 
 #[cfg(test)]
@@ -167,6 +173,9 @@ mod tests {
         let body = to_bytes(plain.into_body()).await.unwrap();
         assert_eq!(body, r#"{"detail":"x"}"#);
         assert_eq!(<Json<Vec<Detail>>>::REPLY.status, 200);
-        assert!(matches!(<Json<Vec<Detail>>>::REPLY.body, Body::Many(_)));
+        assert!(matches!(
+            <Json<Vec<Detail>>>::REPLY.body,
+            ReplyBody::Many(_)
+        ));
     }
 }

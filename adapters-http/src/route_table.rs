@@ -1,18 +1,21 @@
 //! What a route is: a path, its methods, and for each the handler with what
 //! its signature says (who may call, the body's fields, the query, the
-//! answer). The dispatcher, the OPTIONS metadata and the OpenAPI document
-//! all read these descriptions.
+//! answer), and beside it what the OpenAPI document says of it (operation
+//! id, summary, tag, parameters, documented failures, examples). The
+//! dispatcher, the OPTIONS metadata and the OpenAPI document all read these
+//! descriptions.
 
 use crate::answer::Answer;
 use crate::auth::Scheme;
-use crate::description::Reply;
+use crate::description::{Described, Parameter, Reply, Tag, error_json, to_json};
 use crate::error::ApiError;
 use crate::extract::{Access, Extractor};
-use crate::fields::Field;
+use crate::fields::{Field, ToForm, reads_back};
 use actix_web::dev::{Payload, ResourceDef};
 use actix_web::http::Method;
 use actix_web::{Handler, HttpRequest, HttpResponse, ResponseError};
 use futures_util::future::LocalBoxFuture;
+use serde_json::{Map, Value};
 
 /// A handler with its arguments extracted and its answer rendered.
 type Serve =
@@ -22,6 +25,9 @@ type Serve =
 pub struct Endpoint {
     /// The HTTP method.
     pub method: Method,
+    /// The operation's name in the OpenAPI document, the one client
+    /// generators give its function (`login`, `getDevice`, …).
+    pub operation_id: &'static str,
     /// Who may call it: read from its handler's arguments.
     pub access: Access,
     /// Its body fields, listed under `actions` in OPTIONS; `None` for no body.
@@ -37,12 +43,35 @@ pub struct Endpoint {
     /// The failures particular to it (403, 404, …); those every endpoint of
     /// its kind can meet are added by the OpenAPI document.
     pub failures: &'static [u16],
+    /// The answer the document shows on success, when the answer type's own
+    /// example does not fit the operation (a `Detail` says what happened).
+    pub answer_example: Option<Value>,
+    /// The body the document shows a client sending.
+    pub request_example: Option<RequestExample>,
+    /// The 400 answer the document shows, when the operation has its own.
+    pub bad_request_example: Option<Value>,
     serve: Serve,
+}
+
+/// An example of a request body: a value of the body type, written back as
+/// the JSON object a client sends.
+pub struct RequestExample {
+    /// The JSON object.
+    pub body: Map<String, Value>,
+    /// The fields of the body type it is a value of.
+    pub fields: &'static [Field],
+    /// Whether the body type reads the object back without an error.
+    pub reads_back: fn(&Map<String, Value>) -> bool,
 }
 
 impl Endpoint {
     /// An endpoint served by `handler`, described by its signature.
-    pub fn new<F, Args, A>(method: Method, summary: &'static str, handler: F) -> Self
+    pub fn new<F, Args, A>(
+        method: Method,
+        operation_id: &'static str,
+        summary: &'static str,
+        handler: F,
+    ) -> Self
     where
         F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
         Args: Extractor + 'static,
@@ -67,6 +96,7 @@ impl Endpoint {
         });
         Self {
             method,
+            operation_id,
             access: needs.access,
             fields: needs.fields,
             throttled: false,
@@ -74,6 +104,9 @@ impl Endpoint {
             reply: A::REPLY,
             query: needs.query,
             failures: &[],
+            answer_example: None,
+            request_example: None,
+            bad_request_example: None,
             serve,
         }
     }
@@ -103,41 +136,96 @@ pub struct Route {
     pub description: &'static str,
     /// Its methods.
     pub endpoints: Vec<Endpoint>,
-    /// Whether the OpenAPI document describes it (not the docs' own pages).
-    pub documented: bool,
+    /// The group the OpenAPI document lists its operations under; `None`
+    /// leaves the route out of the document (the docs' own pages).
+    pub tag: Option<Tag>,
+    /// Its path parameters and its methods' query parameters.
+    pub parameters: Vec<Parameter>,
     /// The pattern as actix's router matches it.
     resource: ResourceDef,
 }
 
 impl Route {
-    /// A documented route with no methods yet.
-    pub fn new(pattern: &'static str, name: &'static str, description: &'static str) -> Self {
+    /// A route of the OpenAPI document, listed under `tag`, with no methods yet.
+    pub fn new(
+        tag: Tag,
+        pattern: &'static str,
+        name: &'static str,
+        description: &'static str,
+    ) -> Self {
+        Self {
+            tag: Some(tag),
+            ..Self::undocumented(pattern, name, description)
+        }
+    }
+
+    /// A route the OpenAPI document leaves out, with no methods yet.
+    pub fn undocumented(
+        pattern: &'static str,
+        name: &'static str,
+        description: &'static str,
+    ) -> Self {
         Self {
             pattern,
             name,
             description,
             endpoints: Vec::new(),
-            documented: true,
+            tag: None,
+            parameters: Vec::new(),
             resource: ResourceDef::new(pattern),
         }
     }
 
-    /// Leaves the route out of the OpenAPI document.
-    pub fn undocumented(self) -> Self {
-        Self {
-            documented: false,
-            ..self
-        }
-    }
-
-    /// Adds a method served by `handler`.
-    pub fn method<F, Args, A>(mut self, method: Method, summary: &'static str, handler: F) -> Self
+    /// Adds a method served by `handler`, named `operation_id` in the
+    /// OpenAPI document.
+    pub fn method<F, Args, A>(
+        mut self,
+        method: Method,
+        operation_id: &'static str,
+        summary: &'static str,
+        handler: F,
+    ) -> Self
     where
         F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
         Args: Extractor + 'static,
         A: Answer + 'static,
     {
-        self.endpoints.push(Endpoint::new(method, summary, handler));
+        self.endpoints
+            .push(Endpoint::new(method, operation_id, summary, handler));
+        self
+    }
+
+    /// Describes a parameter of the path or of a method's query.
+    pub fn parameter(mut self, parameter: Parameter) -> Self {
+        self.parameters.push(parameter);
+        self
+    }
+
+    /// Shows `example` as the last method's answer on success.
+    pub fn answer_example(mut self, example: impl Described) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.answer_example = Some(to_json(&example));
+        }
+        self
+    }
+
+    /// Shows `body`, a value of the last method's body type, as its request.
+    pub fn request_example<B: ToForm>(mut self, body: B) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.request_example = Some(RequestExample {
+                body: body.to_form(),
+                fields: B::FIELDS,
+                reads_back: reads_back::<B>,
+            });
+        }
+        self
+    }
+
+    /// Shows `error`'s body as the last method's own 400 answer.
+    pub fn bad_request_example(mut self, error: &ApiError) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.bad_request_example = Some(error_json(error));
+        }
         self
     }
 
@@ -215,19 +303,24 @@ impl Route {
     }
 }
 
-/// Adds one method per HTTP verb to [`Route`]: `.get(summary, handler)`, ….
+/// Adds one method per HTTP verb to [`Route`]: `.get(operation_id, summary, handler)`, ….
 macro_rules! verbs {
     ($($verb:ident => $method:ident),+) => {
         impl Route {
             $(
                 #[doc = concat!("Adds the `", stringify!($method), "` method, served by `handler`.")]
-                pub fn $verb<F, Args, A>(self, summary: &'static str, handler: F) -> Self
+                pub fn $verb<F, Args, A>(
+                    self,
+                    operation_id: &'static str,
+                    summary: &'static str,
+                    handler: F,
+                ) -> Self
                 where
                     F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
                     Args: Extractor + 'static,
                     A: Answer + 'static,
                 {
-                    self.method(Method::$method, summary, handler)
+                    self.method(Method::$method, operation_id, summary, handler)
                 }
             )+
         }

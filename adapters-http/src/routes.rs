@@ -7,7 +7,7 @@ use crate::resources::{
 };
 use std::sync::LazyLock;
 
-pub use crate::description::{Body, Reply};
+pub use crate::description::{Reply, ReplyBody, Tag};
 pub use crate::extract::Access;
 pub use crate::route_table::{Endpoint, Route};
 

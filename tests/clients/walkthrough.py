@@ -5,14 +5,23 @@ DEVMGR_PASSWORD and DEVMGR_SERIAL; prints what each call answered as one
 JSON object, which tests/tests/e2e/api_clients.rs checks.
 """
 
+import builtins
 import json
 import os
 from uuid import UUID
 
-from devmgr_client import AuthenticatedClient, Client
-from devmgr_client.api.accounts import login, logout
-from devmgr_client.api.devices import list_devices, reboot_device
-from devmgr_client.models import AuthToken, Detail, LoginBody
+from devmgr_client.types import Unset
+
+# openapi-python-client 0.29 annotates the body of an operation that takes
+# several media types (JSON and the two form encodings) with `| Unset`
+# without importing `Unset` when the body is required; the name is supplied
+# here so the generated modules import.
+builtins.Unset = Unset
+
+from devmgr_client import AuthenticatedClient, Client  # noqa: E402
+from devmgr_client.api.accounts import login, logout  # noqa: E402
+from devmgr_client.api.devices import list_devices, reboot_device  # noqa: E402
+from devmgr_client.models import AuthToken, Detail, LoginJsonBody  # noqa: E402
 
 base = os.environ["DEVMGR_URL"]
 answers = {}
@@ -20,7 +29,7 @@ answers = {}
 with Client(base_url=base) as anonymous:
     reply = login.sync_detailed(
         client=anonymous,
-        body=LoginBody(email=os.environ["DEVMGR_EMAIL"], password=os.environ["DEVMGR_PASSWORD"]),
+        body=LoginJsonBody(email=os.environ["DEVMGR_EMAIL"], password=os.environ["DEVMGR_PASSWORD"]),
     )
     assert isinstance(reply.parsed, AuthToken), reply
     answers["login"] = reply.status_code.value

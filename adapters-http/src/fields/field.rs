@@ -1,5 +1,6 @@
 //! One field of a body or an answer: its name, type, bounds and flags.
 
+use domain::BoundedText;
 use domain::email::MAX_EMAIL_CHARS;
 use serde_json::{Value, json};
 
@@ -89,6 +90,16 @@ impl Field {
             minimum: None,
             maximum: None,
             format: None,
+        }
+    }
+
+    /// A required text field read into the domain type `T`: its limit and
+    /// whether it may be blank are the type's rule.
+    pub const fn bounded<T: BoundedText>(name: &'static str, label: &'static str) -> Self {
+        Self {
+            max_length: Some(T::RULE.max_chars),
+            allow_blank: T::RULE.allow_blank,
+            ..Self::text(name, label)
         }
     }
 

@@ -7,4 +7,4 @@ mod form;
 mod tests;
 
 pub use field::{Field, FieldType, actions_entry};
-pub use form::{Form, FromForm, Rejected};
+pub use form::{Form, FromForm, Rejected, ToForm, form_of, reads_back};

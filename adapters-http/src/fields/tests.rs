@@ -259,3 +259,36 @@ fn values_are_read_into_their_domain_types() {
     );
     assert_eq!(errors(f), json!({"n": ["A valid integer is required."]}));
 }
+
+#[test]
+fn a_bounded_field_takes_its_limit_and_blank_rule_from_its_domain_type() {
+    use domain::{DeviceDescription, DeviceName};
+    let name = Field::bounded::<DeviceName>("name", "Name");
+    assert_eq!(name.max_length, Some(DeviceName::MAX_CHARS));
+    assert!(!name.allow_blank);
+    let description = Field::bounded::<DeviceDescription>("description", "Description");
+    assert_eq!(description.max_length, Some(DeviceDescription::MAX_CHARS));
+    assert!(description.allow_blank);
+    let mut f = form(json!({"name": " ", "description": " "}));
+    assert!(f.checked::<DeviceName>(&name).is_err());
+    assert!(f.checked::<DeviceDescription>(&description).is_ok());
+    assert_eq!(errors(f), json!({"name": ["This field may not be blank."]}));
+}
+
+#[test]
+fn a_body_written_back_reads_back_and_a_refused_one_does_not() {
+    struct Named(String);
+    impl FromForm for Named {
+        const FIELDS: &'static [Field] = &[NAME];
+        fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+            form.text(&NAME).map(Named)
+        }
+    }
+    impl ToForm for Named {
+        fn to_form(&self) -> serde_json::Map<String, Value> {
+            form_of([(&NAME, self.0.as_str().into())])
+        }
+    }
+    assert!(reads_back::<Named>(&Named("abc".into()).to_form()));
+    assert!(!reads_back::<Named>(&Named("abcd".into()).to_form()));
+}

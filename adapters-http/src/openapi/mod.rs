@@ -3,13 +3,15 @@
 //! the same descriptions that validate bodies and answer OPTIONS, so the
 //! document cannot drift from what the server does.
 
-mod examples;
 mod responses;
 mod schemas;
+#[cfg(test)]
+mod tests;
 
-use crate::routes::{self, Access, Endpoint, Route};
+use crate::routes::{self, Access, Endpoint, Route, Tag};
 use actix_web::http::Method;
 use schemas::Direction;
+use serde_json::Value;
 use std::sync::LazyLock;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
@@ -34,9 +36,12 @@ pub fn document_json() -> &'static str {
 /// The whole document.
 pub fn document() -> OpenApi {
     let mut paths = PathsBuilder::new();
-    for route in routes::all().iter().filter(|r| r.documented) {
-        // Our patterns already use OpenAPI's `{param}` syntax.
-        paths = paths.path(route.pattern, path_item(route));
+    for route in routes::all() {
+        let Some(tag) = route.tag else { continue };
+        if let Some(item) = path_item(route, tag) {
+            // Our patterns already use OpenAPI's `{param}` syntax.
+            paths = paths.path(route.pattern, item);
+        }
     }
     OpenApiBuilder::new()
         .info(
@@ -57,33 +62,29 @@ pub fn document() -> OpenApi {
             .build()]))
         .paths(paths)
         .components(Some(responses::components()))
-        .tags(Some(
-            [
-                (
-                    "Accounts",
-                    "Registration, log-in, passwords and the profile.",
-                ),
-                (
-                    "Devices",
-                    "The account's devices: list, edit, delete, reboot.",
-                ),
-                (
-                    "Agent",
-                    "The device side: enrolment, heartbeats and commands.",
-                ),
-            ]
-            .map(|(name, description)| {
-                TagBuilder::new()
-                    .name(name)
-                    .description(Some(description))
-                    .build()
-            }),
-        ))
+        .tags(Some(Tag::ALL.map(|tag| {
+            TagBuilder::new()
+                .name(tag.name())
+                .description(Some(tag.description()))
+                .build()
+        })))
         .build()
 }
 
+/// The media types every body is accepted in, with the same fields: JSON
+/// first, the one generated clients send; then the two form encodings, where
+/// every value is text (`true`/`false`/`1`/`0` for a boolean, decimal digits
+/// for a whole number), as Django REST Framework parses them.
+const BODY_MEDIA_TYPES: [&str; 3] = [
+    "application/json",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data",
+];
+
 const INTRODUCTION: &str = "\
-devmgr's JSON REST API. Every path ends in `/`; bodies are JSON.
+devmgr's JSON REST API. Every path ends in `/`; bodies are JSON, and a request \
+body may also be a form (`application/x-www-form-urlencoded` or \
+`multipart/form-data`) with the same fields.
 
 Users authenticate with `Authorization: Token <token>` (from `POST /auth/` or \
 `POST /register/`); device agents with `Authorization: Device <device_token>` \
@@ -91,120 +92,80 @@ Users authenticate with `Authorization: Token <token>` (from `POST /auth/` or \
 `{\"detail\": \"…\"}`, or a map of field names to lists of messages. \
 `OPTIONS` on any path describes its methods and body fields.";
 
-fn path_item(route: &Route) -> PathItem {
-    let mut item: Option<PathItem> = None;
-    for endpoint in &route.endpoints {
-        let operation = operation(route, endpoint);
-        let method = http_method(&endpoint.method);
-        item = Some(match item {
-            None => PathItem::new(method, operation),
-            Some(mut item) => {
-                item.merge_operations(PathItem::new(method, operation));
-                item
-            }
-        });
+/// Every method of a route, as the operations of its path; `None` for a
+/// route with no method the document can name.
+fn path_item(route: &Route, tag: Tag) -> Option<PathItem> {
+    let mut operations = route.endpoints.iter().filter_map(|endpoint| {
+        let method = http_method(&endpoint.method)?;
+        Some((method, operation(route, tag, endpoint)))
+    });
+    let (method, first) = operations.next()?;
+    let mut item = PathItem::new(method, first);
+    for (method, operation) in operations {
+        item.merge_operations(PathItem::new(method, operation));
     }
-    item.expect("every route has an endpoint")
+    Some(item)
 }
 
-fn http_method(method: &Method) -> HttpMethod {
-    match *method {
+/// The document's name of a method the route table serves; `None` for one
+/// it cannot describe as an operation (HEAD and OPTIONS are implied).
+fn http_method(method: &Method) -> Option<HttpMethod> {
+    Some(match *method {
         Method::GET => HttpMethod::Get,
         Method::POST => HttpMethod::Post,
         Method::PUT => HttpMethod::Put,
         Method::PATCH => HttpMethod::Patch,
         Method::DELETE => HttpMethod::Delete,
-        _ => unreachable!("the route table has no {method} endpoint"),
-    }
+        _ => return None,
+    })
 }
 
-/// The name client generators give the operation's function: what a person
-/// would call it (`login`, `listDevices`, `rebootDevice`, …).
-fn operation_id(route: &Route, method: &Method) -> &'static str {
-    let method = method.as_str();
-    match (route.pattern, method) {
-        ("/agent/commands/", "GET") => "pollCommands",
-        ("/agent/commands/{id}/ack/", "POST") => "acknowledgeCommand",
-        ("/agent/heartbeat/", "POST") => "sendHeartbeat",
-        ("/auth/", "POST") => "login",
-        ("/auth/", "DELETE") => "logout",
-        ("/auth/logout-all/", "POST") => "logoutEverywhere",
-        ("/change-password/", "POST") => "changePassword",
-        ("/devices/", "GET") => "listDevices",
-        ("/devices/{serial}/", "GET") => "getDevice",
-        ("/devices/{serial}/", "PUT") => "replaceDevice",
-        ("/devices/{serial}/", "PATCH") => "updateDevice",
-        ("/devices/{serial}/", "DELETE") => "deleteDevice",
-        ("/devices/{serial}/commands/", "GET") => "listDeviceCommands",
-        ("/devices/{serial}/ports/", "GET") => "listDevicePorts",
-        ("/devices/{serial}/reboot/", "POST") => "rebootDevice",
-        ("/install/", "POST") => "installDevice",
-        ("/profile/", "GET") => "getProfile",
-        ("/profile/", "PUT") => "replaceProfile",
-        ("/profile/", "PATCH") => "updateProfile",
-        ("/profile/install-token/", "POST") => "replaceInstallToken",
-        ("/register/", "POST") => "register",
-        ("/reset-password/", "POST") => "requestPasswordReset",
-        ("/reset-password/confirm/", "GET") => "showPasswordResetForm",
-        ("/reset-password/confirm/", "POST") => "confirmPasswordReset",
-        ("/verify-email/", "POST") => "verifyEmail",
-        ("/verify-email/resend/", "POST") => "resendVerificationEmail",
-        ("/verify-email/{key}/", "GET") => "openVerificationLink",
-        (pattern, method) => unreachable!("no operation id for {method} {pattern}"),
-    }
-}
-
-fn tag(route: &Route) -> &'static str {
-    if route.pattern.starts_with("/devices/") {
-        "Devices"
-    } else if route.pattern.starts_with("/agent/") || route.pattern == "/install/" {
-        "Agent"
-    } else {
-        "Accounts"
-    }
-}
-
-fn operation(route: &Route, endpoint: &Endpoint) -> utoipa::openapi::path::Operation {
-    let id = operation_id(route, &endpoint.method);
+fn operation(route: &Route, tag: Tag, endpoint: &Endpoint) -> utoipa::openapi::path::Operation {
     let mut operation = OperationBuilder::new()
-        .operation_id(Some(id))
+        .operation_id(Some(endpoint.operation_id))
         .summary(Some(endpoint.summary))
         .description(Some(route.description))
-        .tag(tag(route))
+        .tag(tag.name())
         .securities(Some(security(endpoint.access)));
-    let path = path_parameters(route.pattern)
-        .map(|name| (name, ParameterIn::Path, true, path_parameter_schema(name)));
+    let path = path_parameters(route.pattern).map(|name| {
+        let declared = route.parameters.iter().find(|p| p.name == name);
+        let schema = path_parameter_schema(declared.and_then(|p| p.format));
+        (name, ParameterIn::Path, true, schema)
+    });
     let query = endpoint.query.iter().map(|field| {
         let schema = schemas::field_schema(field, Direction::Query);
         (field.name, ParameterIn::Query, field.required, schema)
     });
     for (name, place, required, schema) in path.chain(query) {
-        let (description, example) = examples::parameter(name);
+        let declared = route.parameters.iter().find(|p| p.name == name);
         operation = operation.parameter(
             ParameterBuilder::new()
                 .name(name)
                 .parameter_in(place)
                 .required(required_if(required))
-                .description(Some(description))
-                .example(Some(example))
+                .description(declared.map(|p| p.description))
+                .example(declared.map(|p| (p.example)()))
                 .schema(Some(schema)),
         );
     }
     if let Some(fields) = endpoint.fields {
         let partial = endpoint.method == Method::PATCH;
         let required = !partial && fields.iter().any(|f| f.required && !f.read_only);
-        let example = examples::request(id).expect("every operation with a body has an example");
-        operation = operation.request_body(Some(
-            RequestBodyBuilder::new()
-                .required(Some(required_if(required)))
-                .content(
-                    "application/json",
-                    responses::json_content(schemas::request_schema(fields, partial), example),
-                )
-                .build(),
-        ));
+        let example = endpoint
+            .request_example
+            .as_ref()
+            .map(|example| Value::Object(example.body.clone()));
+        let schema = schemas::request_schema(fields, partial);
+        let mut body = RequestBodyBuilder::new().required(Some(required_if(required)));
+        for media_type in BODY_MEDIA_TYPES {
+            body = body.content(
+                media_type,
+                responses::content(schema.clone(), example.clone()),
+            );
+        }
+        operation = operation.request_body(Some(body.build()));
     }
-    for (status, response) in responses::responses(id, endpoint) {
+    for (status, response) in responses::responses(endpoint) {
         operation = operation.response(status.to_string(), response);
     }
     operation.build()
@@ -235,11 +196,13 @@ fn path_parameters(pattern: &str) -> impl Iterator<Item = &str> {
         .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
 }
 
-fn path_parameter_schema(name: &str) -> Schema {
+/// A path parameter's schema: text of its `format`, or any text that is
+/// not empty.
+fn path_parameter_schema(format: Option<&str>) -> Schema {
     let text = ObjectBuilder::new().schema_type(Type::String);
-    match name {
-        "serial" | "id" => text.format(Some(SchemaFormat::Custom("uuid".into()))),
-        _ => text.min_length(Some(1)),
+    match format {
+        Some(format) => text.format(Some(SchemaFormat::Custom(format.to_owned()))),
+        None => text.min_length(Some(1)),
     }
     .into()
 }

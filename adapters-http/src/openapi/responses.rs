@@ -1,14 +1,17 @@
 //! The answers of each operation, and the failures every operation of a kind
 //! can meet, kept once in the components.
 
-use super::examples;
 use super::schemas::{
     VALIDATION_ERROR, bad_request_schema, response_schema, schema_ref, validation_error_schema,
 };
-use crate::resources::{self, Resource};
-use crate::routes::{Body, Endpoint};
+use crate::answer::Detail;
+use crate::auth::Scheme;
+use crate::description::{AnswerObject, error_json, to_json};
+use crate::error::{ApiError, NON_FIELD_ERRORS};
+use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS};
+use crate::routes::{Endpoint, ReplyBody};
 use serde_json::Value;
-use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{
@@ -20,19 +23,19 @@ fn response_ref(name: &str) -> RefOr<Response> {
 }
 
 /// Every answer of an endpoint: its success, then the failures it can meet.
-pub(super) fn responses(operation_id: &str, endpoint: &Endpoint) -> Vec<(u16, RefOr<Response>)> {
+pub(super) fn responses(endpoint: &Endpoint) -> Vec<(u16, RefOr<Response>)> {
     let reply = endpoint.reply;
-    let mut responses = vec![(reply.status, RefOr::T(success(operation_id, endpoint)))];
+    let mut responses = vec![(reply.status, RefOr::T(success(endpoint)))];
     let mut fails = |status: u16, response: RefOr<Response>| {
         if !responses.iter().any(|(s, _)| *s == status) {
             responses.push((status, response));
         }
     };
     let reads_input = endpoint.takes_body() || !endpoint.query.is_empty();
-    if let Body::OneOrPage(_) = reply.body
+    if let (ReplyBody::OneOrPage(_), Some(example)) = (reply.body, &endpoint.bad_request_example)
         && endpoint.failures.contains(&400)
     {
-        fails(400, RefOr::T(bad_request_or_page()));
+        fails(400, RefOr::T(bad_request_or_page(example.clone())));
     }
     if reads_input || endpoint.failures.contains(&400) {
         fails(400, response_ref("BadRequest"));
@@ -57,12 +60,17 @@ pub(super) fn responses(operation_id: &str, endpoint: &Endpoint) -> Vec<(u16, Re
     responses
 }
 
-/// JSON of `schema`, with an example.
-pub(super) fn json_content(schema: impl Into<RefOr<Schema>>, example: Value) -> Content {
+/// A body of `schema`, with an example.
+pub(super) fn content(schema: impl Into<RefOr<Schema>>, example: Option<Value>) -> Content {
     ContentBuilder::new()
         .schema(Some(schema))
-        .example(Some(example))
+        .example(example)
         .build()
+}
+
+/// JSON of `schema`, with an example.
+fn json_content(schema: impl Into<RefOr<Schema>>, example: Value) -> Content {
+    content(schema, Some(example))
 }
 
 fn html_content() -> Content {
@@ -71,77 +79,133 @@ fn html_content() -> Content {
         .build()
 }
 
-/// An example of `resource` as `operation_id` answers it.
-fn example_of(operation_id: &str, resource: &Resource) -> Value {
-    if resource.name == resources::DETAIL.name {
-        examples::success_detail(operation_id)
-    } else {
-        examples::resource(resource.name)
-    }
+/// The endpoint's answer on success as its operation shows it: its own
+/// example, else its answer type's.
+fn answer_example(endpoint: &Endpoint, object: AnswerObject) -> Value {
+    endpoint
+        .answer_example
+        .clone()
+        .unwrap_or_else(|| (object.example)())
 }
 
-fn success(operation_id: &str, endpoint: &Endpoint) -> Response {
+fn success(endpoint: &Endpoint) -> Response {
     let builder = ResponseBuilder::new().description(endpoint.summary);
-    let one = |resource: &Resource| {
+    let one = |object: AnswerObject| {
         json_content(
-            schema_ref(resource.name),
-            example_of(operation_id, resource),
+            schema_ref(object.schema.name),
+            answer_example(endpoint, object),
         )
     };
     match endpoint.reply.body {
-        Body::Empty => builder,
-        Body::One(resource) => builder.content("application/json", one(resource)),
-        Body::Many(resource) => builder.content(
+        ReplyBody::Empty => builder,
+        ReplyBody::One(object) => builder.content("application/json", one(object)),
+        ReplyBody::Many(object) => builder.content(
             "application/json",
             json_content(
-                ArrayBuilder::new().items(schema_ref(resource.name)),
-                Value::Array(vec![example_of(operation_id, resource)]),
+                ArrayBuilder::new().items(schema_ref(object.schema.name)),
+                Value::Array(vec![answer_example(endpoint, object)]),
             ),
         ),
-        Body::Page => builder.content("text/html", html_content()),
-        Body::OneOrPage(resource) => builder
-            .content("application/json", one(resource))
+        ReplyBody::Page => builder.content("text/html", html_content()),
+        ReplyBody::OneOrPage(object) => builder
+            .content("application/json", one(object))
             .content("text/html", html_content()),
     }
     .build()
 }
 
-fn bad_request_or_page() -> Response {
+fn bad_request_or_page(example: Value) -> Response {
     ResponseBuilder::new()
         .description("Invalid input; a page for a client that accepts `text/html`.")
         .content(
             "application/json",
-            json_content(bad_request_schema(), examples::invalid_key()),
+            json_content(bad_request_schema(), example),
         )
         .content("text/html", html_content())
         .build()
 }
 
-/// A failure answered with `{"detail": …}`, named `name` in the components.
-fn detail_response(name: &str, description: &str) -> ResponseBuilder {
-    ResponseBuilder::new().description(description).content(
-        "application/json",
-        json_content(schema_ref(resources::DETAIL.name), examples::failure(name)),
-    )
+/// A failure every operation of its kind can meet, kept once in the
+/// components.
+pub(super) struct CommonFailure {
+    /// Its response's name in the components.
+    pub(super) name: &'static str,
+    /// What it means.
+    pub(super) description: &'static str,
+    /// The body the server answers it with.
+    pub(super) example: Value,
+    /// The header it carries, by name.
+    pub(super) header: Option<(&'static str, Header)>,
+}
+
+/// The failures answered with `{"detail": …}`, each with the server's own
+/// answer as its example.
+pub(super) fn common_failures() -> [CommonFailure; 7] {
+    let failure = |name, description, example| CommonFailure {
+        name,
+        description,
+        example,
+        header: None,
+    };
+    [
+        CommonFailure {
+            header: Some(("WWW-Authenticate", www_authenticate())),
+            ..failure(
+                "Unauthorized",
+                "Missing or invalid credentials.",
+                error_json(&Scheme::Token.not_provided()),
+            )
+        },
+        failure(
+            "Forbidden",
+            "Not allowed for this caller.",
+            error_json(&ApiError::Forbidden("You are already signed in.")),
+        ),
+        failure(
+            "NotFound",
+            "No such resource in this account.",
+            error_json(&ApiError::NotFound),
+        ),
+        failure(
+            "PayloadTooLarge",
+            "The body is over 64 KiB.",
+            error_json(&ApiError::TooLarge),
+        ),
+        failure(
+            "UnsupportedMediaType",
+            "The body is neither JSON nor a form.",
+            error_json(&ApiError::UnsupportedMediaType("text/plain".to_owned())),
+        ),
+        CommonFailure {
+            header: Some(("Retry-After", retry_after())),
+            ..failure(
+                "Throttled",
+                "Too many requests from this address or for this account.",
+                error_json(&ApiError::Throttled(42)),
+            )
+        },
+        // The body of `ApiError::Internal`, which logs its cause when rendered.
+        failure(
+            "ServerError",
+            "The server failed; the cause is logged, never shown.",
+            to_json(&SERVER_ERROR),
+        ),
+    ]
+}
+
+/// What a client sees of a server failure.
+pub(super) const SERVER_ERROR: Detail = Detail::new("A server error occurred.");
+
+/// The common 400: a body that is not an object.
+pub(super) fn bad_request_example() -> Value {
+    error_json(&ApiError::field(
+        NON_FIELD_ERRORS,
+        "Invalid data. Expected a dictionary, but got list.",
+    ))
 }
 
 /// The shared schemas, failures and security schemes.
 pub(super) fn components() -> Components {
-    let failures = [
-        ("Unauthorized", "Missing or invalid credentials."),
-        ("Forbidden", "Not allowed for this caller."),
-        ("NotFound", "No such resource in this account."),
-        ("PayloadTooLarge", "The body is over 64 KiB."),
-        ("UnsupportedMediaType", "The body is not JSON."),
-        (
-            "Throttled",
-            "Too many requests from this address or for this account.",
-        ),
-        (
-            "ServerError",
-            "The server failed; the cause is logged, never shown.",
-        ),
-    ];
     let mut components = ComponentsBuilder::new()
         .schema(VALIDATION_ERROR, validation_error_schema())
         .security_scheme("Token", api_key(
@@ -156,21 +220,24 @@ pub(super) fn components() -> Components {
                 .description("Invalid input: field errors, or `detail` for a body that is not JSON.")
                 .content(
                     "application/json",
-                    json_content(bad_request_schema(), examples::failure("BadRequest")),
+                    json_content(bad_request_schema(), bad_request_example()),
                 )
                 .build(),
         );
-    for (name, description) in failures {
-        let response = detail_response(name, description);
-        let response = match name {
-            "Unauthorized" => response.header("WWW-Authenticate", www_authenticate()),
-            "Throttled" => response.header("Retry-After", retry_after()),
-            _ => response,
-        };
-        components = components.response(name, response.build());
+    for failure in common_failures() {
+        let mut response = ResponseBuilder::new()
+            .description(failure.description)
+            .content(
+                "application/json",
+                json_content(schema_ref(DETAIL_SCHEMA.name), failure.example),
+            );
+        if let Some((name, header)) = failure.header {
+            response = response.header(name, header);
+        }
+        components = components.response(failure.name, response.build());
     }
-    for resource in resources::ALL {
-        components = components.schema(resource.name, response_schema(resource));
+    for schema in OBJECT_SCHEMAS {
+        components = components.schema(schema.name, response_schema(schema));
     }
     components.build()
 }
@@ -182,7 +249,7 @@ fn api_key(description: &str) -> SecurityScheme {
     )))
 }
 
-fn www_authenticate() -> utoipa::openapi::header::Header {
+fn www_authenticate() -> Header {
     HeaderBuilder::new()
         .schema(Some(
             ObjectBuilder::new()
@@ -193,7 +260,7 @@ fn www_authenticate() -> utoipa::openapi::header::Header {
         .build()
 }
 
-fn retry_after() -> utoipa::openapi::header::Header {
+fn retry_after() -> Header {
     HeaderBuilder::new()
         .schema(Some(
             ObjectBuilder::new()

@@ -2,7 +2,7 @@
 //! descriptions](crate::fields) that validate requests and answer OPTIONS.
 
 use crate::fields::{Field, FieldType};
-use crate::resources::{self, Resource};
+use crate::resources::{DETAIL_SCHEMA, ObjectSchema};
 use domain::email::EMAIL_PATTERN;
 use std::ops::RangeInclusive;
 use std::sync::LazyLock;
@@ -95,18 +95,15 @@ pub(super) fn request_schema(fields: &[Field], partial: bool) -> Schema {
     object.into()
 }
 
-/// The schema of a resource as responses show it: every field, always.
-pub(super) fn response_schema(resource: &Resource) -> Schema {
-    let object = object_of(resource.fields, Direction::Response);
-    let Schema::Object(mut object) = object else {
-        unreachable!("object_of builds an object")
-    };
-    object.description = Some(resource.description.to_owned());
-    Schema::Object(object)
+/// The schema of an object as responses show it: every field, always.
+pub(super) fn response_schema(schema: &ObjectSchema) -> Schema {
+    object_of(schema.fields, Direction::Response)
+        .description(Some(schema.description))
+        .into()
 }
 
 /// An object with every field present and no other.
-fn object_of(fields: &[Field], direction: Direction) -> Schema {
+fn object_of(fields: &[Field], direction: Direction) -> ObjectBuilder {
     let mut object = ObjectBuilder::new()
         .schema_type(Type::Object)
         .additional_properties(Some(AdditionalProperties::FreeForm(false)));
@@ -115,7 +112,7 @@ fn object_of(fields: &[Field], direction: Direction) -> Schema {
             .property(field.name, field_schema(field, direction))
             .required(field.name);
     }
-    object.into()
+    object
 }
 
 fn nullable(kind: Type, field: &Field) -> SchemaType {
@@ -132,7 +129,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
         let children = field.children.unwrap_or_default();
         let item = match direction {
             Direction::Request | Direction::Query => request_schema(children, false),
-            Direction::Response => object_of(children, direction),
+            Direction::Response => object_of(children, direction).into(),
         };
         return ArrayBuilder::new()
             .title(Some(field.label))
@@ -197,7 +194,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
 pub(super) fn bad_request_schema() -> Schema {
     AnyOfBuilder::new()
         .item(schema_ref(VALIDATION_ERROR))
-        .item(schema_ref(resources::DETAIL.name))
+        .item(schema_ref(DETAIL_SCHEMA.name))
         .into()
 }
 

@@ -3,15 +3,17 @@
 
 use super::auth::{AuthToken, EMAIL};
 use crate::answer::{NoContent, SecretJson};
+use crate::description::Tag;
+use crate::description::examples as ex;
 use crate::error::{ApiError, FieldErrors};
 use crate::extract::{PasswordChangeTurn, User, Valid};
-use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::{ChangePasswordError, OldPasswordProblem, RegisterError};
 use domain::EmailAddress;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 /// `old_password` of change-password: needed only while a password is usable.
 pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
@@ -22,18 +24,27 @@ pub(crate) const NEW_PASSWORD: Field = Field::password("new_password", "New pass
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Accounts,
             "/register/",
             "Register",
             "Create an account from an e-mail address. Returns an API token;\na verification link is mailed.",
         )
-        .post("Create an account", register)
+        .post("register", "Create an account", register)
+        .request_example(EmailBody {
+            email: ex::new_email(),
+        })
         .throttled(),
         Route::new(
+            Tag::Accounts,
             "/change-password/",
             "Change Password",
             "Set a new password. `old_password` is needed while the account has a usable password.",
         )
-        .post("Change the password", change_password),
+        .post("changePassword", "Change the password", change_password)
+        .request_example(PasswordChange {
+            old_password: Some(ex::PASSWORD.to_owned()),
+            new_password: ex::NEW_PASSWORD.to_owned(),
+        }),
     ]
 }
 
@@ -53,6 +64,12 @@ impl FromForm for EmailBody {
     }
 }
 
+impl ToForm for EmailBody {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([(&EMAIL, self.email.as_str().into())])
+    }
+}
+
 /// A password change's body.
 pub struct PasswordChange {
     old_password: Option<String>,
@@ -69,6 +86,16 @@ impl FromForm for PasswordChange {
             old_password: old_password?,
             new_password: new_password?,
         })
+    }
+}
+
+impl ToForm for PasswordChange {
+    fn to_form(&self) -> Map<String, Value> {
+        let mut form = form_of([(&NEW_PASSWORD, self.new_password.as_str().into())]);
+        if let Some(old_password) = &self.old_password {
+            form.extend(form_of([(&OLD_PASSWORD, old_password.as_str().into())]));
+        }
+        form
     }
 }
 

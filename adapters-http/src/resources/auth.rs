@@ -1,16 +1,18 @@
 //! `/auth/`: logging in and out.
 
 use crate::answer::{NoContent, SecretJson};
-use crate::description::{Described, Resource};
+use crate::description::examples as ex;
+use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::{ApiError, NON_FIELD_ERRORS};
 use crate::extract::{User, Valid};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::LoginError;
 use domain::EmailAddress;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// `email` of login, register and reset-password.
 pub(crate) const EMAIL: Field = Field::email("email", "Email");
@@ -21,19 +23,29 @@ pub(crate) const PASSWORD: Field = Field::password("password", "Password");
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Accounts,
             "/auth/",
             "Auth Token",
             "Log in with e-mail and password to obtain an API token (POST),\nor end the token used for this request (DELETE).",
         )
-        .post("Log in: get a new API token", login)
+        .post("login", "Log in: get a new API token", login)
+        .request_example(Credentials {
+            email: ex::email(),
+            password: ex::PASSWORD.to_owned(),
+        })
         .throttled()
-        .delete("Log out: end this token", logout),
+        .delete("logout", "Log out: end this token", logout),
         Route::new(
+            Tag::Accounts,
             "/auth/logout-all/",
             "Logout All",
             "End every API token of the account, the one used for this request\nincluded: log out everywhere.",
         )
-        .post("Log out everywhere: end every token", logout_everywhere),
+        .post(
+            "logoutEverywhere",
+            "Log out everywhere: end every token",
+            logout_everywhere,
+        ),
     ]
 }
 
@@ -56,6 +68,15 @@ impl FromForm for Credentials {
     }
 }
 
+impl ToForm for Credentials {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([
+            (&EMAIL, self.email.as_str().into()),
+            (&PASSWORD, self.password.as_str().into()),
+        ])
+    }
+}
+
 /// A new API token.
 #[derive(Debug, Serialize)]
 pub struct AuthToken {
@@ -70,14 +91,18 @@ impl AuthToken {
 }
 
 /// A new API token.
-pub const AUTH_TOKEN: Resource = Resource {
+pub const AUTH_TOKEN_SCHEMA: ObjectSchema = ObjectSchema {
     name: "AuthToken",
     description: "A new API token: send it as `Authorization: Token <token>`.",
     fields: &[Field::read_only("token", "Token", FieldType::String)],
 };
 
 impl Described for AuthToken {
-    const RESOURCE: &'static Resource = &AUTH_TOKEN;
+    const SCHEMA: &'static ObjectSchema = &AUTH_TOKEN_SCHEMA;
+
+    fn example() -> Self {
+        Self::new(ex::API_TOKEN.to_owned())
+    }
 }
 
 /// `POST /auth/`: e-mail and password in, a new token out.

@@ -18,27 +18,24 @@ pub struct ApiDocument(pub &'static str);
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
-        Route::new(
+        Route::undocumented(
             "/docs/",
             "Docs",
             "Browsable API documentation (Swagger UI) of /openapi.json.",
         )
-        .get("Browsable API documentation", page)
-        .undocumented(),
-        Route::new(
+        .get("showDocs", "Browsable API documentation", page),
+        Route::undocumented(
             "/docs/{file}",
             "Docs File",
             "A file of the browsable API documentation.",
         )
-        .get("A file of the documentation", file)
-        .undocumented(),
-        Route::new(
+        .get("getDocsFile", "A file of the documentation", file),
+        Route::undocumented(
             "/openapi.json",
             "OpenAPI",
             "This API's OpenAPI 3.1 document.",
         )
-        .get("The OpenAPI document", openapi)
-        .undocumented(),
+        .get("getOpenApiDocument", "The OpenAPI document", openapi),
     ]
 }
 

@@ -2,16 +2,18 @@
 
 use super::devices::DEVICE_NAME;
 use crate::answer::SecretJson;
-use crate::description::{Described, Resource};
+use crate::description::examples as ex;
+use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Submitted};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::{InstallError, InstallRequest};
-use domain::MachineType;
+use domain::{DeviceName, MachineType};
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// `install_token` of an enrolment.
 pub(crate) const INSTALL_TOKEN: Field = Field::text("install_token", "Install token");
@@ -26,11 +28,18 @@ pub(crate) const MACHINE_TYPE: Field = Field::text("machine_type", "Machine type
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Agent,
             "/install/",
             "Install",
             "Enrol a device in the account of an install token; returns its serial and\ndevice token. Installing a serial of the same account again re-keys it.",
         )
-        .post("Enrol a device", install)
+        .post("installDevice", "Enrol a device", install)
+        .request_example(Enrol(InstallRequest {
+            install_token: ex::INSTALL_TOKEN.to_owned(),
+            name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
+            serial: None,
+            machine_type: Some(ex::machine_type()),
+        }))
         .throttled(),
     ]
 }
@@ -60,8 +69,25 @@ impl FromForm for Enrol {
     }
 }
 
+impl ToForm for Enrol {
+    fn to_form(&self) -> Map<String, Value> {
+        let request = &self.0;
+        let mut form = form_of([
+            (&INSTALL_TOKEN, request.install_token.as_str().into()),
+            (&DEVICE_NAME, request.name.as_str().into()),
+        ]);
+        if let Some(serial) = &request.serial {
+            form.extend(form_of([(&SERIAL, serial.as_str().into())]));
+        }
+        if let Some(machine_type) = request.machine_type {
+            form.extend(form_of([(&MACHINE_TYPE, machine_type.code().into())]));
+        }
+        form
+    }
+}
+
 /// An enrolled device's credentials.
-pub const ENROLMENT: Resource = Resource {
+pub const ENROLMENT_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Enrolment",
     description: "The enrolled device: its serial, its URL, and the device token its agent sends as `Authorization: Device <device_token>`.",
     fields: &[
@@ -80,7 +106,21 @@ pub struct EnrolmentJson {
 }
 
 impl Described for EnrolmentJson {
-    const RESOURCE: &'static Resource = &ENROLMENT;
+    const SCHEMA: &'static ObjectSchema = &ENROLMENT_SCHEMA;
+
+    fn example() -> Self {
+        let serial = ex::serial().to_string();
+        Self {
+            url: device_url(ex::BASE_URL, &serial),
+            serial,
+            device_token: ex::DEVICE_TOKEN.to_owned(),
+        }
+    }
+}
+
+/// Where a device is.
+fn device_url(base_url: &str, serial: &str) -> String {
+    format!("{base_url}/devices/{serial}/")
 }
 
 /// `POST /install/`: enrols a device with an install token (or re-keys it).
@@ -119,7 +159,7 @@ async fn install(
         InstallError::Store(e) => e.into(),
     })?;
     let serial = installed.device.serial.to_string();
-    let url = format!("{base}/devices/{serial}/");
+    let url = device_url(&base, &serial);
     Ok(SecretJson(EnrolmentJson {
         serial,
         device_token: installed.device_token,

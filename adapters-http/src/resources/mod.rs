@@ -12,18 +12,19 @@ pub mod password_reset;
 pub mod profile;
 pub mod verification;
 
-pub use crate::answer::DETAIL;
-pub use crate::description::Resource;
+pub use crate::answer::DETAIL_SCHEMA;
+pub use crate::description::ObjectSchema;
 
-/// Every resource, for the OpenAPI components.
-pub const ALL: &[&Resource] = &[
-    &auth::AUTH_TOKEN,
-    &agent::COMMAND_LIST,
-    &devices::COMMAND_RECORD,
-    &DETAIL,
-    &devices::DEVICE,
-    &enrolment::ENROLMENT,
-    &agent::HEARTBEAT_REPLY,
-    &devices::PORT,
-    &profile::PROFILE,
+/// The schema of every object the API answers with, for the OpenAPI
+/// components.
+pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
+    &auth::AUTH_TOKEN_SCHEMA,
+    &agent::COMMAND_LIST_SCHEMA,
+    &devices::COMMAND_RECORD_SCHEMA,
+    &DETAIL_SCHEMA,
+    &devices::DEVICE_SCHEMA,
+    &enrolment::ENROLMENT_SCHEMA,
+    &agent::HEARTBEAT_REPLY_SCHEMA,
+    &devices::PORT_SCHEMA,
+    &profile::PROFILE_SCHEMA,
 ];

@@ -2,37 +2,63 @@
 
 use super::accounts::{EmailBody, NEW_PASSWORD};
 use crate::answer::{NoContent, Page};
+use crate::description::examples as ex;
+use crate::description::{Parameter, Tag};
 use crate::error::{ApiError, FieldErrors};
 use crate::extract::{PageKey, SignedOut, Valid};
-use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::pages;
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::ConfirmResetError;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 /// `key` of an e-mailed link.
 pub(crate) const KEY: Field = Field::text("key", "Key");
+
+/// The key of an e-mailed link, in its path or its query.
+pub(crate) const KEY_PARAMETER: Parameter = Parameter {
+    name: KEY.name,
+    description: "The key from the e-mailed link.",
+    format: None,
+    example: || ex::KEY.into(),
+};
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Accounts,
             "/reset-password/",
             "Reset Password",
             "Mail a link for setting a new password to the address, if it has an account.",
         )
-        .post("Ask for a password reset link", request)
+        .post(
+            "requestPasswordReset",
+            "Ask for a password reset link",
+            request,
+        )
+        .request_example(EmailBody { email: ex::email() })
         .throttled()
         .fails(&[403]),
         Route::new(
+            Tag::Accounts,
             "/reset-password/confirm/",
             "Reset Password Confirm",
             "Set a new password with the key of a reset link (POST), or open the\nlink's page with a form for it (GET with `?key=`).",
         )
-        .get("The reset link's page", page)
-        .post("Set a new password with a reset key", confirm)
+        .parameter(KEY_PARAMETER)
+        .get("showPasswordResetForm", "The reset link's page", page)
+        .post(
+            "confirmPasswordReset",
+            "Set a new password with a reset key",
+            confirm,
+        )
+        .request_example(Reset {
+            key: ex::KEY.to_owned(),
+            new_password: ex::NEW_PASSWORD.to_owned(),
+        })
         .throttled(),
     ]
 }
@@ -53,6 +79,15 @@ impl FromForm for Reset {
             key: key?,
             new_password: new_password?,
         })
+    }
+}
+
+impl ToForm for Reset {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([
+            (&KEY, self.key.as_str().into()),
+            (&NEW_PASSWORD, self.new_password.as_str().into()),
+        ])
     }
 }
 

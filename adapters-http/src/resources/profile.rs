@@ -1,40 +1,54 @@
 //! `/profile/`: the account's profile and its install token.
 
 use crate::answer::SecretJson;
-use crate::description::{Described, Resource};
+use crate::description::examples as ex;
+use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, User, Valid};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use domain::ProfileName;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// `name` of the profile, its only writable field.
-pub(crate) const PROFILE_NAME: Field = Field::text("name", "Name")
-    .optional()
-    .blank_ok()
-    .max(ProfileName::MAX_CHARS);
+pub(crate) const PROFILE_NAME: Field = Field::bounded::<ProfileName>("name", "Name").optional();
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Accounts,
             "/profile/",
             "Profile",
             "The account's profile. Only `name` can be changed.",
         )
-        .get("Show the profile", show)
-        .put("Replace the profile's name", update)
-        .patch("Change the profile's name", update),
+        .get("getProfile", "Show the profile", show)
+        .put("replaceProfile", "Replace the profile's name", update)
+        .request_example(example_change())
+        .patch("updateProfile", "Change the profile's name", update)
+        .request_example(example_change()),
         Route::new(
+            Tag::Accounts,
             "/profile/install-token/",
             "Profile Install Token",
             "Replace the account's install token: the old one ends at once.\nEnrolled devices are not affected. No body needed.",
         )
-        .post("Replace the install token", rotate_install_token),
+        .post(
+            "replaceInstallToken",
+            "Replace the install token",
+            rotate_install_token,
+        ),
     ]
+}
+
+/// The examples' new display name.
+fn example_change() -> ProfileChange {
+    ProfileChange {
+        name: Some(ProfileName::parse(ex::PROFILE_NAME).expect("a valid name")),
+    }
 }
 
 const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Field {
@@ -56,7 +70,7 @@ pub(crate) const PROFILE_FIELDS: &[Field] = &[
 ];
 
 /// The account's profile.
-pub const PROFILE: Resource = Resource {
+pub const PROFILE_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Profile",
     description: "The account's profile. Only `name` can be changed.",
     fields: PROFILE_FIELDS,
@@ -87,7 +101,18 @@ impl From<domain::Profile> for ProfileJson {
 }
 
 impl Described for ProfileJson {
-    const RESOURCE: &'static Resource = &PROFILE;
+    const SCHEMA: &'static ObjectSchema = &PROFILE_SCHEMA;
+
+    fn example() -> Self {
+        Self {
+            email: ex::EMAIL.to_owned(),
+            email_verified: true,
+            has_usable_password: true,
+            install_command: domain::account::install_command(ex::BASE_URL, ex::INSTALL_TOKEN),
+            install_token: ex::INSTALL_TOKEN.to_owned(),
+            name: ex::PROFILE_NAME.to_owned(),
+        }
+    }
 }
 
 /// A profile change: only `name`; the other fields are ignored.
@@ -102,6 +127,15 @@ impl FromForm for ProfileChange {
         Ok(Self {
             name: form.optional_checked(&PROFILE_NAME)?,
         })
+    }
+}
+
+impl ToForm for ProfileChange {
+    fn to_form(&self) -> Map<String, Value> {
+        match &self.name {
+            Some(name) => form_of([(&PROFILE_NAME, name.as_str().into())]),
+            None => Map::new(),
+        }
     }
 }
 

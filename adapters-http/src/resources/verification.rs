@@ -1,43 +1,66 @@
 //! `/verify-email/`: proving an account's e-mail address.
 
 use super::accounts::EmailBody;
-use super::password_reset::KEY;
+use super::password_reset::{KEY, KEY_PARAMETER};
 use crate::answer::{Detail, Json, JsonOrPage, NoContent};
+use crate::description::Tag;
+use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{KeyPath, Valid, WantsHtml};
-use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::pages;
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::VerifyEmailError;
+use serde_json::{Map, Value};
 
-const VERIFIED: &str = "E-mail address verified.";
-const INVALID_KEY: &str = "Invalid or expired key.";
+const VERIFIED: Detail = Detail::new("E-mail address verified.");
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Accounts,
             "/verify-email/",
             "Verify Email",
             "Verify the account's e-mail address with the key of a verification link.",
         )
-        .post("Verify an e-mail address", verify)
+        .post("verifyEmail", "Verify an e-mail address", verify)
+        .request_example(KeyBody {
+            key: ex::KEY.to_owned(),
+        })
+        .answer_example(VERIFIED)
         .throttled(),
         Route::new(
+            Tag::Accounts,
             "/verify-email/resend/",
             "Resend Verification Email",
             "Mail a fresh verification link to the address, if an unverified account has it.",
         )
-        .post("Mail a new verification link", resend)
+        .post(
+            "resendVerificationEmail",
+            "Mail a new verification link",
+            resend,
+        )
+        .request_example(EmailBody {
+            email: ex::new_email(),
+        })
         .throttled(),
         Route::new(
+            Tag::Accounts,
             "/verify-email/{key}/",
             "Verify Email Link",
             "The e-mailed verification link: verifies the address. Browsers get a page.",
         )
-        .get("Open a verification link", verify_link)
+        .parameter(KEY_PARAMETER)
+        .get(
+            "openVerificationLink",
+            "Open a verification link",
+            verify_link,
+        )
+        .answer_example(VERIFIED)
+        .bad_request_example(&invalid_key())
         .throttled()
         .fails(&[400]),
     ]
@@ -58,14 +81,25 @@ impl FromForm for KeyBody {
     }
 }
 
+impl ToForm for KeyBody {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([(&KEY, self.key.as_str().into())])
+    }
+}
+
+/// The answer to a key that verifies nothing.
+fn invalid_key() -> ApiError {
+    ApiError::field(KEY.name, "Invalid or expired key.")
+}
+
 /// `POST /verify-email/ {key}`.
 async fn verify(
     state: Data<HttpState>,
     Valid(body): Valid<KeyBody>,
 ) -> Result<Json<Detail>, ApiError> {
     match state.app.verification.verify(&body.key).await {
-        Ok(()) => Ok(Json(Detail::new(VERIFIED))),
-        Err(VerifyEmailError::InvalidKey) => Err(ApiError::field("key", INVALID_KEY)),
+        Ok(()) => Ok(Json(VERIFIED)),
+        Err(VerifyEmailError::InvalidKey) => Err(invalid_key()),
         Err(VerifyEmailError::Store(e)) => Err(e.into()),
     }
 }
@@ -85,9 +119,9 @@ async fn verify_link(
     if html {
         Ok(JsonOrPage::Page(pages::verification(verified)))
     } else if verified {
-        Ok(JsonOrPage::Json(Detail::new(VERIFIED)))
+        Ok(JsonOrPage::Json(VERIFIED))
     } else {
-        Err(ApiError::field("key", INVALID_KEY))
+        Err(invalid_key())
     }
 }
 

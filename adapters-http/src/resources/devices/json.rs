@@ -1,13 +1,14 @@
 //! The device object (exactly the seed's 18 fields), its ports and its
 //! commands, as typed answers with their descriptions.
 
-use crate::description::{Described, Resource};
+use crate::description::examples::{self as ex, BASE_URL};
+use crate::description::{Described, ObjectSchema};
 use crate::fields::{Field, FieldType};
 use application::use_cases::{CommandView, DeviceView};
 use domain::time::format_api;
 use domain::{
-    Action, Amount, CommandState, DeviceDescription, DeviceName, MachineType, Port, PortName,
-    PortNumber,
+    AccountId, Action, Amount, Command, CommandRecord, CommandState, CommandStatus, Device,
+    DeviceDescription, DeviceName, MachineType, Port, PortName, PortNumber,
 };
 use serde::Serialize;
 
@@ -16,12 +17,10 @@ const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Fiel
 }
 
 /// `name` of a device.
-pub(crate) const DEVICE_NAME: Field = Field::text("name", "Name").max(DeviceName::MAX_CHARS);
+pub(crate) const DEVICE_NAME: Field = Field::bounded::<DeviceName>("name", "Name");
 /// `description` of a device.
-pub(crate) const DEVICE_DESCRIPTION: Field = Field::text("description", "Description")
-    .optional()
-    .blank_ok()
-    .max(DeviceDescription::MAX_CHARS);
+pub(crate) const DEVICE_DESCRIPTION: Field =
+    Field::bounded::<DeviceDescription>("description", "Description").optional();
 
 /// The device as PUT and PATCH see it: every field, only two writable.
 pub const DEVICE_FIELDS: &[Field] = &[
@@ -55,7 +54,7 @@ pub const DEVICE_FIELDS: &[Field] = &[
 ];
 
 /// A device.
-pub const DEVICE: Resource = Resource {
+pub const DEVICE_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Device",
     description: "A device of the account. `name` and `description` are the user's; the facts are its agent's last report.",
     fields: DEVICE_FIELDS,
@@ -113,7 +112,28 @@ impl DeviceJson {
 }
 
 impl Described for DeviceJson {
-    const RESOURCE: &'static Resource = &DEVICE;
+    const SCHEMA: &'static ObjectSchema = &DEVICE_SCHEMA;
+
+    fn example() -> Self {
+        let device = Device {
+            serial: ex::serial(),
+            owner: AccountId(1),
+            name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
+            description: DeviceDescription::parse(ex::DEVICE_DESCRIPTION)
+                .expect("a valid description"),
+            wormhole_slug: ex::WORMHOLE_SLUG.to_owned(),
+            facts: ex::facts(),
+            last_seen: Some(ex::at(ex::ISSUED)),
+            created_time: ex::at(ex::ISSUED),
+        };
+        Self::new(
+            DeviceView {
+                device,
+                online: true,
+            },
+            BASE_URL,
+        )
+    }
 }
 
 /// `port` of a reported port.
@@ -123,15 +143,12 @@ pub(crate) const PORT_NUMBER: Field =
 pub(crate) const PORT_PROTOCOL: Field =
     Field::text("protocol", "Protocol").choices(&domain::Protocol::CODES);
 /// `name` of a reported port.
-pub(crate) const PORT_NAME: Field = Field::text("name", "Name")
-    .optional()
-    .blank_ok()
-    .max(PortName::MAX_CHARS);
+pub(crate) const PORT_NAME: Field = Field::bounded::<PortName>("name", "Name").optional();
 /// A listening port, as reported in heartbeats and listed.
 pub const PORT_FIELDS: &[Field] = &[PORT_NUMBER, PORT_PROTOCOL, PORT_NAME];
 
 /// A listening port of a device.
-pub const PORT: Resource = Resource {
+pub const PORT_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Port",
     description: "A port the device's agent reported as listening.",
     fields: PORT_FIELDS,
@@ -156,11 +173,15 @@ impl From<&Port> for PortJson {
 }
 
 impl Described for PortJson {
-    const RESOURCE: &'static Resource = &PORT;
+    const SCHEMA: &'static ObjectSchema = &PORT_SCHEMA;
+
+    fn example() -> Self {
+        Self::from(&ex::port())
+    }
 }
 
 /// A command in a device's history, as its owner sees it.
-pub const COMMAND_RECORD: Resource = Resource {
+pub const COMMAND_RECORD_SCHEMA: ObjectSchema = ObjectSchema {
     name: "CommandRecord",
     description: "A command of the device: what was asked, when, and where it stands.",
     fields: &[
@@ -202,14 +223,31 @@ impl From<&CommandView> for CommandRecordJson {
 }
 
 impl Described for CommandRecordJson {
-    const RESOURCE: &'static Resource = &COMMAND_RECORD;
+    const SCHEMA: &'static ObjectSchema = &COMMAND_RECORD_SCHEMA;
+
+    fn example() -> Self {
+        Self::from(&CommandView {
+            record: CommandRecord {
+                command: Command {
+                    id: ex::COMMAND_ID.to_owned(),
+                    action: Action::Reboot,
+                    issued_time: ex::at(ex::ISSUED),
+                },
+                delivered_time: Some(ex::at(ex::DELIVERED)),
+                acked_time: Some(ex::at(ex::ACKNOWLEDGED)),
+                status: Some(CommandStatus::Done),
+                detail: domain::AckDetail::default(),
+            },
+            state: CommandState::Done,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::description::assert_described;
-    use domain::{AccountId, Command, CommandRecord, Device, DeviceFacts, Protocol, Serial};
+    use domain::{DeviceFacts, Protocol, Serial};
 
     #[test]
     fn a_device_writes_exactly_the_eighteen_described_fields() {

@@ -3,65 +3,112 @@
 mod json;
 
 pub use json::{
-    COMMAND_RECORD, CommandRecordJson, DEVICE, DEVICE_FIELDS, DeviceJson, PORT, PORT_FIELDS,
-    PortJson,
+    COMMAND_RECORD_SCHEMA, CommandRecordJson, DEVICE_FIELDS, DEVICE_SCHEMA, DeviceJson,
+    PORT_FIELDS, PORT_SCHEMA, PortJson,
 };
 pub(crate) use json::{DEVICE_DESCRIPTION, DEVICE_NAME, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
 
 use crate::answer::{Detail, Json, NoContent};
+use crate::description::examples as ex;
+use crate::description::{Parameter, Tag};
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, SerialPath, User, Valid};
-use crate::fields::{Field, Form, FromForm, Rejected};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::ports::DeviceChanges;
 use application::use_cases::{RebootError, UpdateDeviceError};
+use domain::{DeviceDescription, DeviceName};
+use serde_json::{Map, Value};
+
+/// The answer to a reboot.
+const REBOOT_DISPATCHED: Detail = Detail::new("Reboot signal dispatched.");
+
+/// The `{serial}` of a device's paths.
+const SERIAL: Parameter = Parameter {
+    name: "serial",
+    description: "The device's serial (a UUID), as in its `url`.",
+    format: Some("uuid"),
+    example: || ex::serial().to_string().into(),
+};
 
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
+    let device_route = |pattern, name, description| {
+        Route::new(Tag::Devices, pattern, name, description).parameter(SERIAL)
+    };
     vec![
         Route::new(
+            Tag::Devices,
             "/devices/",
             "Device List",
             "All devices of the account, oldest first.",
         )
-        .get("List the devices", list),
-        Route::new(
+        .get("listDevices", "List the devices", list),
+        device_route(
             "/devices/{serial}/",
             "Device Detail",
             "One device of the account. Its `name` and `description` can be changed;\ndeleting it ends its agent's credential.",
         )
-        .get("Show a device", detail)
+        .get("getDevice", "Show a device", detail)
         .fails(&[404])
-        .put("Replace a device's name and description", replace)
+        .put("replaceDevice", "Replace a device's name and description", replace)
+        .request_example(DeviceReplacement(DeviceChanges {
+            name: Some(DeviceName::parse(ex::DEVICE_NAME).expect("a valid name")),
+            description: Some(example_description()),
+        }))
         .fails(&[404])
-        .patch("Change a device's name or description", change)
+        .patch("updateDevice", "Change a device's name or description", change)
+        .request_example(DeviceChange(DeviceChanges {
+            name: None,
+            description: Some(example_description()),
+        }))
         .fails(&[404])
-        .delete("Delete a device", delete)
+        .delete("deleteDevice", "Delete a device", delete)
         .fails(&[404]),
-        Route::new(
+        device_route(
             "/devices/{serial}/commands/",
             "Device Commands",
             "The device's 100 most recent commands, newest first, each with its\nstatus: pending, delivered, received, done, failed or lapsed.",
         )
-        .get("List a device's commands", commands)
+        .get("listDeviceCommands", "List a device's commands", commands)
         .fails(&[404]),
-        Route::new(
+        device_route(
             "/devices/{serial}/ports/",
             "Device Ports",
             "The ports the device's agent last reported as listening.",
         )
-        .get("List a device's listening ports", ports)
+        .get("listDevicePorts", "List a device's listening ports", ports)
         .fails(&[404]),
-        Route::new(
+        device_route(
             "/devices/{serial}/reboot/",
             "Device Reboot",
             "Dispatch a reboot signal to the device. No body needed.",
         )
-        .post("Reboot a device", reboot)
+        .post("rebootDevice", "Reboot a device", reboot)
+        .answer_example(REBOOT_DISPATCHED)
         .fails(&[404]),
     ]
+}
+
+fn example_description() -> DeviceDescription {
+    DeviceDescription::parse(ex::DEVICE_DESCRIPTION).expect("a valid description")
+}
+
+/// The changes as the JSON object they are read from.
+fn changes_form(changes: &DeviceChanges) -> Map<String, Value> {
+    let mut form = Map::new();
+    if let Some(name) = &changes.name {
+        form.extend(form_of([(&DEVICE_NAME, name.as_str().into())]));
+    }
+    if let Some(description) = &changes.description {
+        form.extend(form_of([(
+            &DEVICE_DESCRIPTION,
+            description.as_str().into(),
+        )]));
+    }
+    form
 }
 
 /// A PUT: `name` is required, `description` optional; other fields are ignored.
@@ -80,6 +127,12 @@ impl FromForm for DeviceReplacement {
     }
 }
 
+impl ToForm for DeviceReplacement {
+    fn to_form(&self) -> Map<String, Value> {
+        changes_form(&self.0)
+    }
+}
+
 /// A PATCH: `name` and `description` are both optional.
 pub struct DeviceChange(DeviceChanges);
 
@@ -93,6 +146,12 @@ impl FromForm for DeviceChange {
             name: name?,
             description: description?,
         }))
+    }
+}
+
+impl ToForm for DeviceChange {
+    fn to_form(&self) -> Map<String, Value> {
+        changes_form(&self.0)
     }
 }
 
@@ -218,7 +277,7 @@ async fn reboot(
     SerialPath(serial): SerialPath,
 ) -> Result<Json<Detail, 202>, ApiError> {
     match state.app.devices.reboot(&user.account, &serial).await {
-        Ok(()) => Ok(Json(Detail::new("Reboot signal dispatched."))),
+        Ok(()) => Ok(Json(REBOOT_DISPATCHED)),
         Err(RebootError::NotFound) => Err(ApiError::NotFound),
         Err(RebootError::Store(e)) => Err(e.into()),
     }

@@ -1,38 +1,39 @@
 //! `/agent/`: what a device's agent calls: heartbeats, the command long
 //! poll and acknowledgements.
 
+mod json;
+
+pub use json::{
+    COMMAND_LIST_SCHEMA, CommandJson, CommandListJson, HEARTBEAT_REPLY_SCHEMA, HeartbeatReplyJson,
+};
+
 use super::devices::{PORT_FIELDS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
 use super::enrolment::{MACHINE_TYPE, machine_type};
 use crate::answer::{Json, NoContent};
-use crate::description::{Described, Resource};
+use crate::description::examples as ex;
+use crate::description::{Parameter, Tag, to_json};
 use crate::error::ApiError;
 use crate::extract::{Agent, CommandIdPath, Query, Valid};
-use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
+use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::http::Method;
 use actix_web::web::Data;
 use domain::{
-    AckDetail, Action, AgentVersion, Amount, Command, CommandOutcome, CommandStatus, FactsReport,
-    OperatingSystem, PollWait, Port, PortNumber, Protocol, Uname,
+    AckDetail, AgentVersion, Amount, CommandOutcome, CommandStatus, FactsReport, OperatingSystem,
+    PollWait, Port, PortNumber, Protocol, Uname,
 };
-use serde::Serialize;
+use json::commands_json;
+use serde_json::{Map, Value};
 
 /// `agent_version` of a heartbeat.
-const AGENT_VERSION: Field = Field::text("agent_version", "Agent version")
-    .optional()
-    .blank_ok()
-    .max(AgentVersion::MAX_CHARS);
+const AGENT_VERSION: Field =
+    Field::bounded::<AgentVersion>("agent_version", "Agent version").optional();
 /// `operating_system` of a heartbeat.
-const OPERATING_SYSTEM: Field = Field::text("operating_system", "Operating system")
-    .optional()
-    .blank_ok()
-    .max(OperatingSystem::MAX_CHARS);
+const OPERATING_SYSTEM: Field =
+    Field::bounded::<OperatingSystem>("operating_system", "Operating system").optional();
 /// `uname` of a heartbeat.
-const UNAME: Field = Field::text("uname", "Uname")
-    .optional()
-    .blank_ok()
-    .max(Uname::MAX_CHARS);
+const UNAME: Field = Field::bounded::<Uname>("uname", "Uname").optional();
 /// `disk_capacity` of a heartbeat: bytes, `null` while unknown.
 const DISK_CAPACITY: Field = Field::integer("disk_capacity", "Disk capacity")
     .optional()
@@ -56,39 +57,81 @@ const PORTS: Field = Field::list("ports", "Ports", PORT_FIELDS).optional();
 /// `status` of an acknowledgement.
 const ACK_STATUS: Field = Field::text("status", "Status").choices(&CommandStatus::CODES);
 /// `detail` of an acknowledgement.
-const ACK_DETAIL: Field = Field::text("detail", "Detail")
-    .optional()
-    .blank_ok()
-    .max(AckDetail::MAX_CHARS);
+const ACK_DETAIL: Field = Field::bounded::<AckDetail>("detail", "Detail").optional();
 /// `wait` of the command long poll (a query parameter), in seconds.
 const WAIT: Field = Field::integer("wait", "Wait")
     .optional()
     .range(0, PollWait::MAX_SECS);
 
+/// The `{id}` of a command's path.
+const COMMAND_ID: Parameter = Parameter {
+    name: "id",
+    description: "The command's id, as handed to the agent.",
+    format: Some("uuid"),
+    example: || ex::COMMAND_ID.into(),
+};
+
+/// The `?wait=` of the command long poll.
+const WAIT_PARAMETER: Parameter = Parameter {
+    name: WAIT.name,
+    description: "Seconds to wait for a pending command before answering with none (0-60).",
+    format: None,
+    example: || match PollWait::new(ex::POLL_WAIT_SECS) {
+        Ok(wait) => wait.secs().into(),
+        Err(_) => Value::Null,
+    },
+};
+
 /// The routes of this resource.
 pub fn routes() -> Vec<Route> {
     vec![
         Route::new(
+            Tag::Agent,
             "/agent/commands/",
             "Agent Commands",
             "Long poll for the device's pending commands: answers as soon as one is\npending, or with an empty list after `wait` seconds (0-60, default 0).",
         )
-        .get("Wait for the device's commands", commands)
+        .get("pollCommands", "Wait for the device's commands", commands)
+        .parameter(WAIT_PARAMETER)
         .fails(&[400]),
         Route::new(
+            Tag::Agent,
             "/agent/commands/{id}/ack/",
             "Agent Command Ack",
             "Report what became of a command: `received` before carrying it out, then\n`done` or `failed`, with an optional detail.",
         )
-        .post("Acknowledge a command", acknowledge)
+        .parameter(COMMAND_ID)
+        .post("acknowledgeCommand", "Acknowledge a command", acknowledge)
+        .request_example(Acknowledgement(CommandOutcome {
+            status: CommandStatus::Received,
+            detail: AckDetail::default(),
+        }))
         .fails(&[404]),
         Route::new(
+            Tag::Agent,
             "/agent/heartbeat/",
             "Agent Heartbeat",
             "Report the device's facts; the device is online from now. Returns the\npending commands and the interval of the next heartbeat.",
         )
-        .post("Report the device's facts", heartbeat),
+        .post("sendHeartbeat", "Report the device's facts", heartbeat)
+        .request_example(Heartbeat(example_report())),
     ]
+}
+
+/// Every fact of the examples' device, as its agent reports them.
+fn example_report() -> FactsReport {
+    let facts = ex::facts();
+    FactsReport {
+        agent_version: Some(facts.agent_version),
+        operating_system: Some(facts.operating_system),
+        uname: Some(facts.uname),
+        machine_type: Some(facts.machine_type),
+        disk_capacity: Some(facts.disk_capacity),
+        disk_used: Some(facts.disk_used),
+        processor_speed: Some(facts.processor_speed),
+        ram_capacity: Some(facts.ram_capacity),
+        ports: Some(vec![ex::port()]),
+    }
 }
 
 /// A heartbeat's body: the facts the agent reports, each optional.
@@ -131,6 +174,46 @@ impl FromForm for Heartbeat {
     }
 }
 
+impl ToForm for Heartbeat {
+    fn to_form(&self) -> Map<String, Value> {
+        let report = &self.0;
+        let mut form = Map::new();
+        let mut put = |field: &Field, value: Option<Value>| {
+            if let Some(value) = value {
+                form.extend(form_of([(field, value)]));
+            }
+        };
+        put(
+            &AGENT_VERSION,
+            report.agent_version.as_deref().map(Value::from),
+        );
+        put(
+            &OPERATING_SYSTEM,
+            report.operating_system.as_deref().map(Value::from),
+        );
+        put(&UNAME, report.uname.as_deref().map(Value::from));
+        put(&MACHINE_TYPE, report.machine_type.map(|m| m.code().into()));
+        let amount = |amount: Option<Amount>| amount.map_or(Value::Null, |a| a.get().into());
+        put(&DISK_CAPACITY, report.disk_capacity.map(amount));
+        put(&DISK_USED, report.disk_used.map(amount));
+        put(&RAM_CAPACITY, report.ram_capacity.map(|a| a.get().into()));
+        put(
+            &PROCESSOR_SPEED,
+            report.processor_speed.map(|a| a.get().into()),
+        );
+        put(
+            &PORTS,
+            report.ports.as_ref().map(|ports| {
+                ports
+                    .iter()
+                    .map(|port| to_json(&super::devices::PortJson::from(port)))
+                    .collect()
+            }),
+        );
+        form
+    }
+}
+
 /// One item of a heartbeat's `ports`.
 fn read_port(form: &mut Form) -> Result<Port, Rejected> {
     let number = form.integer::<PortNumber>(&PORT_NUMBER);
@@ -155,6 +238,15 @@ impl FromForm for Acknowledgement {
     }
 }
 
+impl ToForm for Acknowledgement {
+    fn to_form(&self) -> Map<String, Value> {
+        form_of([
+            (&ACK_STATUS, self.0.status.code().into()),
+            (&ACK_DETAIL, self.0.detail.as_str().into()),
+        ])
+    }
+}
+
 /// The long poll's query: how long to wait.
 pub struct Wait(PollWait);
 
@@ -166,79 +258,6 @@ impl FromForm for Wait {
             form.optional_integer(&WAIT)?.unwrap_or(PollWait::NONE),
         ))
     }
-}
-
-const COMMAND_FIELDS: &[Field] = &[
-    Field::read_only("id", "Id", FieldType::String).format("uuid"),
-    Field::read_only("action", "Action", FieldType::String).choices(&Action::CODES),
-    Field::read_only("issued_time", "Issued time", FieldType::Datetime),
-];
-const COMMANDS: Field =
-    Field::read_only("commands", "Commands", FieldType::List).children(COMMAND_FIELDS);
-
-/// The commands handed to an agent by a long poll.
-pub const COMMAND_LIST: Resource = Resource {
-    name: "CommandList",
-    description: "Commands handed out to the device. One not acknowledged within 15 seconds is handed out again, with the same id.",
-    fields: &[COMMANDS],
-};
-
-/// The answer to a heartbeat.
-pub const HEARTBEAT_REPLY: Resource = Resource {
-    name: "HeartbeatReply",
-    description: "Commands handed out to the device, and the seconds until its next heartbeat is due.",
-    fields: &[
-        COMMANDS,
-        Field::read_only(
-            "heartbeat_interval",
-            "Heartbeat interval",
-            FieldType::Integer,
-        )
-        .range(1, i64::MAX),
-    ],
-};
-
-/// A command as handed to an agent.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CommandJson {
-    id: String,
-    action: &'static str,
-    issued_time: String,
-}
-
-impl From<&Command> for CommandJson {
-    fn from(command: &Command) -> Self {
-        Self {
-            id: command.id.clone(),
-            action: command.action.code(),
-            issued_time: domain::time::format_api(command.issued_time),
-        }
-    }
-}
-
-fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
-    commands.iter().map(CommandJson::from).collect()
-}
-
-/// Commands handed out by a long poll.
-#[derive(Debug, Serialize)]
-pub struct CommandListJson {
-    commands: Vec<CommandJson>,
-}
-
-impl Described for CommandListJson {
-    const RESOURCE: &'static Resource = &COMMAND_LIST;
-}
-
-/// The answer to a heartbeat.
-#[derive(Debug, Serialize)]
-pub struct HeartbeatReplyJson {
-    commands: Vec<CommandJson>,
-    heartbeat_interval: i64,
-}
-
-impl Described for HeartbeatReplyJson {
-    const RESOURCE: &'static Resource = &HEARTBEAT_REPLY;
 }
 
 /// `POST /agent/heartbeat/`: records the facts, hands out pending commands.
@@ -288,36 +307,5 @@ async fn acknowledge(
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::description::assert_described;
-
-    #[test]
-    fn agent_answers_write_their_described_fields() {
-        assert_described(&CommandListJson { commands: vec![] });
-        assert_described(&HeartbeatReplyJson {
-            commands: vec![],
-            heartbeat_interval: 60,
-        });
-        let command = Command {
-            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
-            action: Action::Reboot,
-            issued_time: chrono::DateTime::UNIX_EPOCH,
-        };
-        let json = serde_json::to_value(CommandJson::from(&command)).unwrap();
-        let mut keys: Vec<&str> = json
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
-        let mut described: Vec<&str> = COMMAND_FIELDS.iter().map(|f| f.name).collect();
-        described.sort_unstable();
-        assert_eq!(keys, described);
     }
 }
