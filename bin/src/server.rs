@@ -38,7 +38,7 @@ pub async fn start(
     clock: Arc<dyn Clock>,
 ) -> Result<Started, CommandError> {
     let open_files = os::raise_open_file_limit();
-    let (store, schema_version) = wiring::open_store(&cli.database_url).await?;
+    let (database, schema_version) = wiring::open_store(&cli.database_url).await?;
     let throttled = args.throttle == Throttle::On;
     let settings = Settings {
         online_window: Duration::seconds(i64::from(args.online_window)),
@@ -52,7 +52,7 @@ pub async fn start(
     let address = listener.local_addr().map_err(CommandError::from_display)?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
     let app = wiring::application(
-        store,
+        database,
         mailer,
         settings,
         args.max_hash_queue,

@@ -46,10 +46,10 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
 
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
-    let (store, _) = wiring::open_store(&cli.database_url).await?;
+    let (database, _) = wiring::open_store(&cli.database_url).await?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
     wiring::application(
-        store,
+        database,
         Arc::new(LogMailer),
         Settings::default(),
         adapters_system::DEFAULT_MAX_QUEUE,
