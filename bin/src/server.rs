@@ -3,7 +3,7 @@
 //! they bound and with a clock they control.
 
 use crate::cli::{Cli, Command, ServeArgs, Throttle};
-use crate::{CommandError, os, wiring};
+use crate::{CommandError, mailer, os, wiring};
 use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
 use application::ports::{Clock, LockoutPolicy, Mailer};
 use application::{Services, Settings};
@@ -147,7 +147,7 @@ impl InProcessServer {
         let Command::Serve(args) = &cli.command else {
             return Err(CommandError("only a `serve` command can be started".into()));
         };
-        let mailer = crate::commands::serve_mailer(args)?;
+        let mailer = mailer::of_options(args)?;
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("devmgr-in-process".into())
