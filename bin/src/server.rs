@@ -1,6 +1,7 @@
 //! The running server: the composition root of `devmgr serve`, which tests
 //! also start inside their own process ([`InProcessServer`]) on a listener
-//! they bound and with a clock they control.
+//! they bound, with a clock they control and, if they like, a mailer they
+//! read.
 
 use crate::cli::{Cli, Command, ServeArgs, Throttle};
 use crate::{CommandError, mailer, os, wiring};
@@ -137,7 +138,8 @@ pub struct InProcessServer {
 
 impl InProcessServer {
     /// Starts serving `cli` (which must be a `serve` command) on `listener`,
-    /// an already bound socket, with time from `clock`. Returns once the
+    /// an already bound socket, with time from `clock` and the mailer of the
+    /// options (`--mail-dir`, `--smtp-url`, else the log). Returns once the
     /// database is migrated and the server accepts connections.
     pub fn start(
         cli: Cli,
@@ -148,6 +150,21 @@ impl InProcessServer {
             return Err(CommandError("only a `serve` command can be started".into()));
         };
         let mailer = mailer::of_options(args)?;
+        Self::start_with_mailer(cli, listener, clock, mailer)
+    }
+
+    /// Like [`start`](Self::start), with mail delivered by `mailer` (an
+    /// `adapters_mail::MemoryMailer` the caller reads, say) whatever the
+    /// mail options say.
+    pub fn start_with_mailer(
+        cli: Cli,
+        listener: TcpListener,
+        clock: Arc<dyn Clock>,
+        mailer: Arc<dyn Mailer>,
+    ) -> Result<Self, CommandError> {
+        if !matches!(cli.command, Command::Serve(_)) {
+            return Err(CommandError("only a `serve` command can be started".into()));
+        }
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("devmgr-in-process".into())
