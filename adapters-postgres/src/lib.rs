@@ -1,6 +1,7 @@
 //! devmgr's repositories on a shared PostgreSQL database.
 //!
-//! One [`PgStore`] implements every repository port, so several devmgr
+//! One [`PgStore`] implements every repository port (it is a
+//! [`Store`](application::ports::Store)), so several devmgr
 //! processes on one database behave as one server: they share accounts,
 //! tokens, lockouts and the outbox, and a command queued through one wakes
 //! a device's long poll on another (LISTEN/NOTIFY). Work that must be atomic

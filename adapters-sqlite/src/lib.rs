@@ -1,6 +1,7 @@
 //! devmgr's repositories on an embedded SQLite database.
 //!
-//! One [`SqliteStore`] implements every repository port. Each call runs on
+//! One [`SqliteStore`] implements every repository port: it is a
+//! [`Store`](application::ports::Store). Each call runs on
 //! tokio's blocking pool, behind a semaphore sized like the connection pool,
 //! so no SQLite call ever blocks an async worker and waiting never does
 //! either. Writes use `BEGIN IMMEDIATE`, so a server and a CLI process can

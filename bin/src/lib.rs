@@ -8,6 +8,7 @@
 pub mod cli;
 mod commands;
 pub mod database_url;
+mod mailer;
 mod os;
 pub mod server;
 mod wiring;
@@ -79,12 +80,4 @@ fn init_logging(cli: &cli::Cli) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-}
-
-/// Prints one JSON object on stdout, for programs.
-pub(crate) fn print_json(value: &serde_json::Value) -> Result<(), CommandError> {
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{value}")
-        .and_then(|()| stdout.flush())
-        .map_err(CommandError::from_display)
 }

@@ -1,9 +1,10 @@
 //! The running server: the composition root of `devmgr serve`, which tests
 //! also start inside their own process ([`InProcessServer`]) on a listener
-//! they bound and with a clock they control.
+//! they bound, with a clock they control and, if they like, a mailer they
+//! read.
 
 use crate::cli::{Cli, Command, ServeArgs, Throttle};
-use crate::{CommandError, os, wiring};
+use crate::{CommandError, mailer, os, wiring};
 use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
 use application::ports::{Clock, LockoutPolicy, Mailer};
 use application::{Services, Settings};
@@ -38,7 +39,7 @@ pub async fn start(
     clock: Arc<dyn Clock>,
 ) -> Result<Started, CommandError> {
     let open_files = os::raise_open_file_limit();
-    let (store, schema_version) = wiring::open_store(&cli.database_url).await?;
+    let (database, schema_version) = wiring::open_store(&cli.database_url).await?;
     let throttled = args.throttle == Throttle::On;
     let settings = Settings {
         online_window: Duration::seconds(i64::from(args.online_window)),
@@ -52,7 +53,7 @@ pub async fn start(
     let address = listener.local_addr().map_err(CommandError::from_display)?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
     let app = wiring::application(
-        store,
+        database,
         mailer,
         settings,
         args.max_hash_queue,
@@ -137,7 +138,8 @@ pub struct InProcessServer {
 
 impl InProcessServer {
     /// Starts serving `cli` (which must be a `serve` command) on `listener`,
-    /// an already bound socket, with time from `clock`. Returns once the
+    /// an already bound socket, with time from `clock` and the mailer of the
+    /// options (`--mail-dir`, `--smtp-url`, else the log). Returns once the
     /// database is migrated and the server accepts connections.
     pub fn start(
         cli: Cli,
@@ -147,7 +149,22 @@ impl InProcessServer {
         let Command::Serve(args) = &cli.command else {
             return Err(CommandError("only a `serve` command can be started".into()));
         };
-        let mailer = crate::commands::serve_mailer(args)?;
+        let mailer = mailer::of_options(args)?;
+        Self::start_with_mailer(cli, listener, clock, mailer)
+    }
+
+    /// Like [`start`](Self::start), with mail delivered by `mailer` (an
+    /// `adapters_mail::MemoryMailer` the caller reads, say) whatever the
+    /// mail options say.
+    pub fn start_with_mailer(
+        cli: Cli,
+        listener: TcpListener,
+        clock: Arc<dyn Clock>,
+        mailer: Arc<dyn Mailer>,
+    ) -> Result<Self, CommandError> {
+        if !matches!(cli.command, Command::Serve(_)) {
+            return Err(CommandError("only a `serve` command can be started".into()));
+        }
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("devmgr-in-process".into())

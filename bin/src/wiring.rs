@@ -5,15 +5,12 @@ use crate::database_url::DatabaseUrl;
 use adapters_postgres::PgStore;
 use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom};
-use application::ports::{
-    AccountRepository, Clock, CommandRepository, DeviceRepository, EmailKeyRepository,
-    LoginAttemptRepository, MailLinks, Mailer, Outbox, TokenRepository,
-};
+use application::ports::{Clock, MailLinks, Mailer};
 use application::{Ports, Services, Settings};
 use std::sync::Arc;
 
 /// The database of the URL, with the adapter that speaks to it.
-pub enum Store {
+pub enum Database {
     /// An embedded SQLite file.
     Sqlite(SqliteStore),
     /// A PostgreSQL database, possibly shared by several instances.
@@ -31,13 +28,13 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Opens and migrates the database named by the URL; returns the schema version.
-pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError> {
+pub async fn open_store(database_url: &str) -> Result<(Database, i32), CommandError> {
     match DatabaseUrl::parse(database_url).map_err(CommandError)? {
         DatabaseUrl::Sqlite(path) => {
             blocking(move || {
                 let store = SqliteStore::open(&path).map_err(CommandError::from_display)?;
                 let version = store.migrate().map_err(CommandError::from_display)?;
-                Ok((Store::Sqlite(store), version))
+                Ok((Database::Sqlite(store), version))
             })
             .await
         }
@@ -46,7 +43,7 @@ pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError
                 .await
                 .map_err(CommandError::from_display)?;
             let version = store.migrate().await.map_err(CommandError::from_display)?;
-            Ok((Store::Postgres(store), version))
+            Ok((Database::Postgres(store), version))
         }
     }
 }
@@ -55,7 +52,7 @@ pub async fn open_store(database_url: &str) -> Result<(Store, i32), CommandError
 /// system's randomness and `clock`. At most `max_hash_queue` password hashes
 /// wait for a core; one more is refused as busy. Mail links come from `links`.
 pub async fn application(
-    store: Store,
+    database: Database,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
     max_hash_queue: usize,
@@ -69,43 +66,15 @@ pub async fn application(
     })
     .await?;
     let hasher = Arc::new(hasher);
-    let ports = match store {
-        Store::Sqlite(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
-        Store::Postgres(store) => ports_over(Arc::new(store), mailer, hasher, links, clock),
+    let random = Arc::new(OsRandom);
+    // Either store is every repository port at once (`application::ports::Store`).
+    let ports = match database {
+        Database::Sqlite(store) => {
+            Ports::over_store(Arc::new(store), mailer, links, hasher, clock, random)
+        }
+        Database::Postgres(store) => {
+            Ports::over_store(Arc::new(store), mailer, links, hasher, clock, random)
+        }
     };
     Ok(Services::new(ports, settings))
-}
-
-/// Every port, with one store behind all the repositories.
-fn ports_over<S>(
-    store: Arc<S>,
-    mailer: Arc<dyn Mailer>,
-    hasher: Arc<Argon2Hasher>,
-    links: Arc<dyn MailLinks>,
-    clock: Arc<dyn Clock>,
-) -> Ports
-where
-    S: AccountRepository
-        + TokenRepository
-        + EmailKeyRepository
-        + DeviceRepository
-        + CommandRepository
-        + Outbox
-        + LoginAttemptRepository
-        + 'static,
-{
-    Ports {
-        accounts: store.clone(),
-        tokens: store.clone(),
-        keys: store.clone(),
-        devices: store.clone(),
-        commands: store.clone(),
-        outbox: store.clone(),
-        login_attempts: store,
-        mailer,
-        links,
-        hasher,
-        clock,
-        random: Arc::new(OsRandom),
-    }
 }

@@ -41,21 +41,14 @@ impl TestApi {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let store = SqliteStore::open(&dir.path().join("devmgr.db")).expect("the store opens");
         store.migrate().expect("the schema migrates");
-        let store = Arc::new(store);
-        let ports = Ports {
-            accounts: store.clone(),
-            tokens: store.clone(),
-            keys: store.clone(),
-            devices: store.clone(),
-            commands: store.clone(),
-            outbox: store.clone(),
-            login_attempts: store,
-            mailer: Arc::new(MockMailer::new()),
-            links: Arc::new(crate::HttpMailLinks::new(None, "127.0.0.1:8000")),
-            hasher: Arc::new(Argon2Hasher::owasp(1)),
-            clock: Arc::new(SystemClock),
-            random: Arc::new(OsRandom),
-        };
+        let ports = Ports::over_store(
+            Arc::new(store),
+            Arc::new(MockMailer::new()),
+            Arc::new(crate::HttpMailLinks::new(None, "127.0.0.1:8000")),
+            Arc::new(Argon2Hasher::owasp(1)),
+            Arc::new(SystemClock),
+            Arc::new(OsRandom),
+        );
         let app = Services::new(ports, Settings::default());
         let state = HttpState::new(app, None, "127.0.0.1:8000".into());
         Self {

@@ -1,18 +1,21 @@
 //! The ports: every way a use case reaches storage, mail, time, randomness
 //! and password hashing, one file per role. Adapters implement them; tests
-//! mock them.
+//! mock them. [`Store`] is every repository port at once, what one storage
+//! adapter implements.
 
 mod accounts;
 mod clock;
 mod devices;
 mod mail;
 mod security;
+mod store;
 
 pub use accounts::*;
 pub use clock::*;
 pub use devices::*;
 pub use mail::*;
 pub use security::*;
+pub use store::*;
 
 use std::sync::Arc;
 use thiserror::Error;
@@ -66,7 +69,8 @@ impl StoreError {
     }
 }
 
-/// Every port, as the use cases hold them.
+/// Every port, as the use cases hold them; [`Ports::over_store`] fills the
+/// repositories from one [`Store`].
 #[derive(Clone)]
 pub struct Ports {
     /// Accounts.

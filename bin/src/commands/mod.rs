@@ -6,15 +6,14 @@ mod serve;
 mod user;
 
 use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
-use crate::{CommandError, print_json, wiring};
+use crate::{CommandError, wiring};
 use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
 use adapters_system::SystemClock;
 use application::{Services, Settings};
 use serde_json::Value;
+use std::io::Write;
 use std::sync::Arc;
-
-pub(crate) use serve::mailer as serve_mailer;
 
 /// Runs the chosen subcommand; one-shot commands print their result.
 pub async fn run(cli: Cli) -> Result<(), CommandError> {
@@ -46,10 +45,10 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
 
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
-    let (store, _) = wiring::open_store(&cli.database_url).await?;
+    let (database, _) = wiring::open_store(&cli.database_url).await?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
     wiring::application(
-        store,
+        database,
         Arc::new(LogMailer),
         Settings::default(),
         adapters_system::DEFAULT_MAX_QUEUE,
@@ -65,4 +64,12 @@ fn base_url(cli: &Cli) -> String {
         .as_deref()
         .map(|url| url.trim_end_matches('/').to_owned())
         .unwrap_or_else(|| format!("http://{DEFAULT_BIND}"))
+}
+
+/// Prints one JSON object on stdout, for programs.
+fn print_json(value: &Value) -> Result<(), CommandError> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{value}")
+        .and_then(|()| stdout.flush())
+        .map_err(CommandError::from_display)
 }

@@ -2,8 +2,8 @@
 //! against the ports of [`application::ports`], and run by each adapter from
 //! its own tests.
 //!
-//! - [`Store`] is every repository port at once, as one adapter value
-//!   implements them.
+//! - [`Store`] is every repository port at once
+//!   ([`application::ports::Store`]), cloneable.
 //! - [`suite`](mod@suite) holds the tests, generic functions
 //!   `pub async fn name(store: impl Store)`; an adapter's test crate runs them
 //!   all with [`suite!`], giving it a function that opens a fresh, migrated,
@@ -21,47 +21,18 @@ pub use accounts::*;
 pub use commands::*;
 pub use devices::*;
 
-use application::ports::{
-    AccountRepository, CommandRepository, DeviceRepository, EmailKeyRepository,
-    LoginAttemptRepository, Outbox, TokenRepository,
-};
 use chrono::{TimeZone, Utc};
 use domain::{Amount, BoundedText, Timestamp};
 use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 
-/// Every repository port, as one storage adapter implements them all; cheap
-/// to clone (clones share the database), so concurrent tasks each hold one.
-pub trait Store:
-    AccountRepository
-    + TokenRepository
-    + EmailKeyRepository
-    + DeviceRepository
-    + CommandRepository
-    + Outbox
-    + LoginAttemptRepository
-    + Clone
-    + Send
-    + Sync
-    + 'static
-{
-}
+/// A store under test: every repository port at once
+/// ([`application::ports::Store`], the one list of them), cheap to clone
+/// (clones share the database), so concurrent tasks each hold one.
+pub trait Store: application::ports::Store + Clone {}
 
-impl<T> Store for T where
-    T: AccountRepository
-        + TokenRepository
-        + EmailKeyRepository
-        + DeviceRepository
-        + CommandRepository
-        + Outbox
-        + LoginAttemptRepository
-        + Clone
-        + Send
-        + Sync
-        + 'static
-{
-}
+impl<T: application::ports::Store + Clone> Store for T {}
 
 /// A freshly opened, migrated, empty store, and whatever must outlive it
 /// (its scratch directory or database). Derefs to the store.

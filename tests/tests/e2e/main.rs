@@ -1,7 +1,7 @@
 //! devmgr's end-to-end tests: the real app on a fresh database per test,
-//! real HTTP on 127.0.0.1 and e-mails read back from a mail directory. The
-//! server runs inside the test process unless the process is the subject
-//! (see `support`). Every test runs on SQLite and on PostgreSQL, the backend
+//! real HTTP on 127.0.0.1 and e-mails read back from the app's mailer (kept
+//! in memory, or in a mail directory). The server runs inside the test
+//! process unless the process is the subject (see `support`). Every test runs on SQLite and on PostgreSQL, the backend
 //! chosen at run time (`name::sqlite`, `name::postgres`), unless it is about
 //! one of them.
 //!

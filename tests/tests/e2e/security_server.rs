@@ -212,7 +212,7 @@ fn mode(path: &std::path::Path) -> u32 {
 
 e2e!(mail_files_are_private);
 fn mail_files_are_private() {
-    let server = Server::start();
+    let server = Server::builder().mail_dir().start();
     let earlier = server.mails();
     server.register("new@example.com");
     server.wait_for_new_mail(&earlier);

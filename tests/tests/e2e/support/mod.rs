@@ -2,7 +2,8 @@
 //! database, see [`Backend`]) — the real app inside the test process, or a
 //! `devmgr serve` process where the process is the subject —, an HTTP
 //! client that never follows redirects, the command line on the same
-//! database, and the e-mails the server wrote to its mail directory.
+//! database, and the e-mails the server sent (kept in memory by the
+//! in-process server, else written to its mail directory).
 
 mod checks;
 mod clock;

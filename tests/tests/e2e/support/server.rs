@@ -1,11 +1,15 @@
 //! A running server for a test: by default the real app inside the test's
-//! own process ([`devmgr::server::InProcessServer`]) on a port of 127.0.0.1
-//! and on a [`TestClock`] the test advances; a real `devmgr serve` process
-//! where the process is the subject (see [`ServerBuilder::process`]).
+//! own process ([`devmgr::server::InProcessServer`]) on a port of 127.0.0.1,
+//! on a [`TestClock`] the test advances and with its mail kept by a
+//! [`MemoryMailer`] the test reads; a real `devmgr serve` process where the
+//! process is the subject (see [`ServerBuilder::process`]), with its mail in
+//! a mail directory.
 
 use super::Db;
 use super::clock::TestClock;
+use super::mail::Mail;
 use super::process::{devmgr, spawn_serve, wait_with_timeout};
+use adapters_mail::MemoryMailer;
 use devmgr::cli::Cli;
 use devmgr::server::InProcessServer;
 use reqwest::blocking::Client;
@@ -29,6 +33,7 @@ pub struct ServerBuilder {
     smtp_url: Option<String>,
     bind: Option<String>,
     process: bool,
+    mail_dir: bool,
 }
 
 /// Where `serve` is told the database URL.
@@ -89,7 +94,15 @@ impl ServerBuilder {
         self
     }
 
-    /// `--smtp-url URL` instead of `--mail-dir`.
+    /// Mail written as `.eml` files into the mail directory
+    /// (`--mail-dir`), also by a server in this process: for tests of that
+    /// directory, or of programs that read it. A process always does so.
+    pub fn mail_dir(mut self) -> Self {
+        self.mail_dir = true;
+        self
+    }
+
+    /// `--smtp-url URL`: mail goes to that SMTP server.
     pub fn smtp_url(mut self, url: &str) -> Self {
         self.smtp_url = Some(url.to_owned());
         self
@@ -108,27 +121,40 @@ impl ServerBuilder {
     }
 
     /// Starts the server and waits until it listens: `devmgr serve --bind
-    /// 127.0.0.1:0 --mail-dir <dir>/mail` and the options given, in this
-    /// process unless a process was asked for.
+    /// 127.0.0.1:0` and the options given, in this process unless a process
+    /// was asked for. Mail goes to a [`MemoryMailer`] in this process, else
+    /// to `--mail-dir <dir>/mail` (unless an SMTP server was given).
     pub fn start(self) -> Server {
         let db = self.db.clone().unwrap_or_default();
-        let mail_dir = db.dir().join("mail");
-        fs::create_dir_all(&mail_dir).expect("the mail directory can be made");
         let bind = self
             .bind
             .clone()
             .unwrap_or_else(|| "127.0.0.1:0".to_owned());
-        let args = self.serve_args(&db, &bind, &mail_dir);
         let in_process = !self.process
             && self.env.is_empty()
             && self.database_url_at == DatabaseUrlAt::BeforeSubcommand;
+        let mail = if in_process && !self.mail_dir && self.smtp_url.is_none() {
+            Mail::Memory(Arc::new(MemoryMailer::new(
+                "devmgr <devmgr@localhost>".parse().expect("an address"),
+            )))
+        } else {
+            let mail_dir = db.dir().join("mail");
+            fs::create_dir_all(&mail_dir).expect("the mail directory can be made");
+            Mail::Dir(mail_dir)
+        };
+        let args = self.serve_args(&db, &bind, &mail);
         let clock = Arc::new(TestClock::default());
         let (running, base) = if in_process {
             let listener = TcpListener::bind(&bind).expect("the test can bind its address");
             let cli = Cli::from_args(std::iter::once("devmgr".to_owned()).chain(args))
                 .unwrap_or_else(|error| panic!("the serve options: {error}"));
-            let server = InProcessServer::start(cli, listener, clock.clone())
-                .unwrap_or_else(|error| panic!("the in-process server did not start: {error}"));
+            let server = match &mail {
+                Mail::Memory(mailer) => {
+                    InProcessServer::start_with_mailer(cli, listener, clock.clone(), mailer.clone())
+                }
+                Mail::Dir(_) => InProcessServer::start(cli, listener, clock.clone()),
+            }
+            .unwrap_or_else(|error| panic!("the in-process server did not start: {error}"));
             let base = format!("http://{}", server.address());
             (Running::InProcess(Some(server)), base)
         } else {
@@ -162,22 +188,25 @@ impl ServerBuilder {
             running,
             base,
             public_url: self.public_url,
-            mail_dir,
+            mail,
             client,
             clock,
         }
     }
 
     /// The arguments of `devmgr` (without its name) for these options.
-    fn serve_args(&self, db: &Db, bind: &str, mail_dir: &Path) -> Vec<String> {
+    fn serve_args(&self, db: &Db, bind: &str, mail: &Mail) -> Vec<String> {
         let mut args: Vec<String> = Vec::new();
         if self.database_url_at == DatabaseUrlAt::BeforeSubcommand {
             args.extend(["--database-url".to_owned(), db.url()]);
         }
         args.extend(["serve", "--bind", bind].map(str::to_owned));
-        match &self.smtp_url {
-            Some(url) => args.extend(["--smtp-url".to_owned(), url.clone()]),
-            None => args.extend(["--mail-dir".to_owned(), mail_dir.display().to_string()]),
+        match (&self.smtp_url, mail) {
+            (Some(url), _) => args.extend(["--smtp-url".to_owned(), url.clone()]),
+            (None, Mail::Dir(dir)) => {
+                args.extend(["--mail-dir".to_owned(), dir.display().to_string()]);
+            }
+            (None, Mail::Memory(_)) => {}
         }
         if self.database_url_at == DatabaseUrlAt::AfterSubcommand {
             args.extend(["--database-url".to_owned(), db.url()]);
@@ -215,7 +244,7 @@ pub struct Server {
     running: Running,
     base: String,
     public_url: Option<String>,
-    mail_dir: PathBuf,
+    pub(super) mail: Mail,
     pub(super) client: Client,
     clock: Arc<TestClock>,
 }
@@ -247,9 +276,16 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
-    /// The `--mail-dir` of this server.
+    /// The `--mail-dir` of this server (a process, or one started with
+    /// [`ServerBuilder::mail_dir`]).
+    #[track_caller]
     pub fn mail_dir(&self) -> &Path {
-        &self.mail_dir
+        match &self.mail {
+            Mail::Dir(dir) => dir,
+            Mail::Memory(_) => {
+                panic!("this server keeps its mail in memory: start it with .mail_dir()")
+            }
+        }
     }
 
     /// Moves the server's clock forward, as if `by` had passed (windows,

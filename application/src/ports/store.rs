@@ -1,0 +1,73 @@
+//! The umbrella of the repository ports: everything one storage adapter is.
+
+use super::{
+    AccountRepository, Clock, CommandRepository, DeviceRepository, EmailKeyRepository,
+    LoginAttemptRepository, MailLinks, Mailer, Outbox, PasswordHasher, Ports, RandomSource,
+    TokenRepository,
+};
+use std::sync::Arc;
+
+/// Every repository port at once, as one storage adapter implements them all
+/// over one database (`SqliteStore`, `PgStore`).
+///
+/// This is the one list of the repository ports: the composition root, the
+/// store contract suite and the tests that run the application over a real
+/// store ask for a `Store` and nothing more, so a new repository port is
+/// added here (and, for the use cases, to [`Ports`], which
+/// [`Ports::over_store`] fills). Any type that implements every one of them
+/// is a `Store`; nothing implements it by hand.
+pub trait Store:
+    AccountRepository
+    + TokenRepository
+    + EmailKeyRepository
+    + DeviceRepository
+    + CommandRepository
+    + Outbox
+    + LoginAttemptRepository
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> Store for T where
+    T: AccountRepository
+        + TokenRepository
+        + EmailKeyRepository
+        + DeviceRepository
+        + CommandRepository
+        + Outbox
+        + LoginAttemptRepository
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+impl Ports {
+    /// Every port, with `store` behind all the repositories and the given
+    /// adapters behind the rest.
+    pub fn over_store<S: Store>(
+        store: Arc<S>,
+        mailer: Arc<dyn Mailer>,
+        links: Arc<dyn MailLinks>,
+        hasher: Arc<dyn PasswordHasher>,
+        clock: Arc<dyn Clock>,
+        random: Arc<dyn RandomSource>,
+    ) -> Self {
+        Self {
+            accounts: store.clone(),
+            tokens: store.clone(),
+            keys: store.clone(),
+            devices: store.clone(),
+            commands: store.clone(),
+            outbox: store.clone(),
+            login_attempts: store,
+            mailer,
+            links,
+            hasher,
+            clock,
+            random,
+        }
+    }
+}
