@@ -5,7 +5,7 @@ use crate::auth::Scheme;
 use crate::error::ApiError;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use domain::{Account, Device, Serial};
+use domain::{Account, CommandId, Device, Serial};
 
 const USER: Needs = Needs {
     access: Access::User,
@@ -66,11 +66,11 @@ from_request!(SerialPath, Needs::NOTHING, |req| {
 });
 
 /// The `{id}` of a command in the path: a canonical UUID, else 404.
-pub struct CommandIdPath(pub String);
+pub struct CommandIdPath(pub CommandId);
 
 from_request!(CommandIdPath, Needs::NOTHING, |req| {
     param(req, "id")
-        .filter(|raw| Serial::parse(raw).is_ok_and(|id| id.as_str() == raw))
+        .and_then(|raw| CommandId::parse(&raw).ok())
         .map(CommandIdPath)
         .ok_or(ApiError::NotFound)
 });

@@ -5,6 +5,7 @@ use super::auth::{AuthToken, EMAIL};
 use crate::answer::{NoContent, SecretJson};
 use crate::error::{ApiError, FieldErrors};
 use crate::extract::{PasswordChangeTurn, User, Valid};
+use crate::fields::messages::password_problem_messages;
 use crate::fields::{Field, Form, FromForm, Rejected};
 use crate::route_table::Route;
 use crate::state::HttpState;
@@ -122,7 +123,7 @@ async fn change_password(
                 errors.insert("old_password".into(), json!([message]));
             }
             if !new_password.is_empty() {
-                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                let messages = password_problem_messages(&new_password);
                 errors.insert("new_password".into(), json!(messages));
             }
             Err(ApiError::Validation(errors))

@@ -10,7 +10,7 @@ use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::{InstallError, InstallRequest};
-use domain::MachineType;
+use domain::{InstallToken, MachineType};
 use serde::Serialize;
 
 /// `install_token` of an enrolment.
@@ -40,6 +40,15 @@ pub(crate) fn machine_type(form: &mut Form) -> Result<Option<MachineType>, Rejec
     form.optional_choice(&MACHINE_TYPE, MachineType::from_code)
 }
 
+/// What a token no account has gets: one of another shape too.
+const INVALID_INSTALL_TOKEN: &str = "Invalid install token.";
+
+/// The `install_token` of a body: text shaped as an install token.
+fn install_token(form: &mut Form) -> Result<InstallToken, Rejected> {
+    let text = form.text(&INSTALL_TOKEN)?;
+    InstallToken::parse(&text).map_err(|_| form.error(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN))
+}
+
 /// An enrolment's body.
 pub struct Enrol(InstallRequest);
 
@@ -47,7 +56,7 @@ impl FromForm for Enrol {
     const FIELDS: &'static [Field] = &[INSTALL_TOKEN, DEVICE_NAME, SERIAL, MACHINE_TYPE];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let install_token = form.text(&INSTALL_TOKEN);
+        let install_token = install_token(form);
         let name = form.checked(&DEVICE_NAME);
         let serial = form.optional_serial(&SERIAL);
         let machine_type = machine_type(form);
@@ -93,17 +102,19 @@ async fn install(
         Ok(Enrol(request)) => request,
         Err(mut form) => {
             // An unknown token is reported with the other fields' errors, as DRF would.
-            if let Some(token) = form.valid_text(&INSTALL_TOKEN)
+            // (A token of another shape has its error already.)
+            if let Some(text) = form.valid_text(&INSTALL_TOKEN)
+                && let Ok(token) = InstallToken::parse(&text)
                 && !state.app.fleet.install_token_exists(&token).await?
             {
-                form.error(INSTALL_TOKEN.name, "Invalid install token.");
+                form.error(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN);
             }
             return Err(form.into());
         }
     };
     let installed = state.app.fleet.install(request).await.map_err(|e| match e {
         InstallError::InvalidInstallToken => {
-            ApiError::field(INSTALL_TOKEN.name, "Invalid install token.")
+            ApiError::field(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN)
         }
         InstallError::ForeignSerial => {
             ApiError::field(SERIAL.name, "This serial belongs to another account.")

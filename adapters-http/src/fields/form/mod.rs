@@ -5,24 +5,13 @@
 //! errors are reported at once and a valid value has every field it needs.
 
 use super::field::{Field, FieldType};
+use super::messages::{INVALID_EMAIL, INVALID_UUID, text_error_message};
 use crate::error::{ApiError, FieldErrors};
 use domain::text::{self, TextError};
 use domain::{BoundedText, EmailAddress};
 use serde_json::{Map, Value, json};
 
 mod lists;
-
-/// DRF's wording of a domain text problem.
-pub(crate) fn text_error_message(error: TextError) -> String {
-    match error {
-        TextError::Blank => "This field may not be blank.".to_owned(),
-        TextError::TooLong { max } => {
-            format!("Ensure this field has no more than {max} characters.")
-        }
-        TextError::Nul => "Null characters are not allowed.".to_owned(),
-        TextError::BidiControl => "Bidirectional control characters are not allowed.".to_owned(),
-    }
-}
 
 /// Proof that a field's error was recorded in the [`Form`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,13 +197,13 @@ impl Form {
             }
             Value::String(text) => match domain::Serial::parse(text.trim()) {
                 Ok(serial) => Some(serial),
-                Err(e) => {
-                    self.error(field.name, e.to_string());
+                Err(_) => {
+                    self.error(field.name, INVALID_UUID);
                     None
                 }
             },
             _ => {
-                self.error(field.name, domain::device::InvalidSerial.to_string());
+                self.error(field.name, INVALID_UUID);
                 None
             }
         }
@@ -226,8 +215,8 @@ impl Form {
         match EmailAddress::parse(&text) {
             Ok(email) if !self.errors.contains_key(field.name) => Some(email),
             Ok(_) => None,
-            Err(e) => {
-                self.error(field.name, e.to_string());
+            Err(_) => {
+                self.error(field.name, INVALID_EMAIL);
                 None
             }
         }
