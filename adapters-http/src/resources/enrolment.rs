@@ -40,7 +40,8 @@ pub(crate) fn machine_type(form: &mut Form) -> Result<Option<MachineType>, Rejec
     form.optional_choice(&MACHINE_TYPE, MachineType::from_code)
 }
 
-/// What a token no account has gets: one of another shape too.
+/// The error of an install token no account has (or could have: one not
+/// shaped as an install token).
 const INVALID_INSTALL_TOKEN: &str = "Invalid install token.";
 
 /// The `install_token` of a body: text shaped as an install token.
