@@ -70,15 +70,14 @@ pub fn serve(
     let state = web::Data::new(state);
     let polls = state.clone();
     let document = web::Data::new(ApiDocument(openapi::document_json()));
-    let server =
-        HttpServer::new(move || app(state.clone(), document.clone()))
-            .workers(workers)
-            // actix counts connections per worker.
-            .max_connections(limits.max_connections.div_ceil(workers).max(1))
-            .disable_signals()
-            .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-            .listen(listener)?
-            .run();
+    let server = HttpServer::new(move || app(state.clone(), document.clone()))
+        .workers(workers)
+        // actix counts connections per worker.
+        .max_connections(limits.max_connections.div_ceil(workers).max(1))
+        .disable_signals()
+        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+        .listen(listener)?
+        .run();
     let handle = server.handle();
     actix_web::rt::spawn(async move {
         stop_signal().await;

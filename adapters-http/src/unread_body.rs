@@ -43,7 +43,10 @@ impl Stream for Tracked {
 /// draining it.
 struct Holding {
     body: BoxBody,
-    #[expect(dead_code, reason = "held, never read: while it lives the connection closes")]
+    #[expect(
+        dead_code,
+        reason = "held, never read: while it lives the connection closes"
+    )]
     unread: Option<Rc<RefCell<Body>>>,
 }
 

@@ -5,7 +5,7 @@ use crate::store::{Failure, PgStore, violates};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress, ProfileName};
+use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName};
 
 #[async_trait]
 impl AccountRepository for PgStore {
@@ -26,7 +26,7 @@ impl AccountRepository for PgStore {
                             &new.name.as_str(),
                             &new.password_hash,
                             &new.email_verified,
-                            &new.install_token,
+                            &new.install_token.as_str(),
                             &rows::at(new.created_time),
                         ],
                     )
@@ -114,10 +114,10 @@ impl AccountRepository for PgStore {
     async fn replace_install_token(
         &self,
         id: AccountId,
-        install_token: &str,
+        install_token: &InstallToken,
     ) -> Result<Account, StoreError> {
         self.run("replace install token", |c| {
-            let token = install_token.to_owned();
+            let token = install_token.as_str().to_owned();
             Box::pin(async move {
                 let sql = format!(
                     "UPDATE accounts SET install_token = $2 WHERE id = $1 \
@@ -130,9 +130,12 @@ impl AccountRepository for PgStore {
         .await
     }
 
-    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError> {
+    async fn find_by_install_token(
+        &self,
+        token: &InstallToken,
+    ) -> Result<Option<Account>, StoreError> {
         self.run("find account by install token", |c| {
-            let token = token.to_owned();
+            let token = token.as_str().to_owned();
             Box::pin(async move {
                 let sql =
                     format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE install_token = $1");

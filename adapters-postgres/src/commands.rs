@@ -5,7 +5,7 @@ use crate::store::PgStore;
 use application::StoreError;
 use application::ports::{CommandListener, CommandRepository};
 use async_trait::async_trait;
-use domain::{Command, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
+use domain::{Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
 
 /// The device `$1`'s commands that are due at `$2`: never acknowledged,
 /// issued after `$3`, and never handed out or last handed out at or before `$4`.
@@ -17,13 +17,13 @@ impl CommandRepository for PgStore {
     async fn queue_reboot(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
         let queued = self
             .transaction("queue reboot", |tx| {
-                let (serial, id) = (device.clone(), command_id.to_owned());
+                let (serial, id) = (device.clone(), command_id.as_str().to_owned());
                 Box::pin(async move {
                     // Locking the device makes concurrent requests take turns:
                     // the second sees the first one's command.
@@ -170,12 +170,16 @@ impl CommandRepository for PgStore {
     async fn acknowledge(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         outcome: &CommandOutcome,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
         self.run("acknowledge command", |c| {
-            let (serial, id, outcome) = (device.clone(), command_id.to_owned(), outcome.clone());
+            let (serial, id, outcome) = (
+                device.clone(),
+                command_id.as_str().to_owned(),
+                outcome.clone(),
+            );
             Box::pin(async move {
                 // `received` only before any report; an outcome until one is in.
                 let sql = if outcome.status == CommandStatus::Received {

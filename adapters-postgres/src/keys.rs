@@ -181,7 +181,11 @@ impl EmailKeyRepository for PgStore {
                     tx,
                     "UPDATE accounts SET password_hash = $2, email_verified = TRUE, \
                      install_token = $3 WHERE id = $1",
-                    &[&account.id.0, &reset.password_hash, &reset.install_token],
+                    &[
+                        &account.id.0,
+                        &reset.password_hash,
+                        &reset.install_token.as_str(),
+                    ],
                 )
                 .await?;
                 end_reset_keys(tx, account.id).await?;

@@ -3,9 +3,10 @@
 use application::StoreError;
 use chrono::Timelike;
 use domain::{
-    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandRecord,
-    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType,
-    OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
+    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandId, CommandRecord,
+    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, InstallToken,
+    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial,
+    Timestamp, Uname,
 };
 use tokio_postgres::Row;
 
@@ -35,7 +36,7 @@ pub(crate) fn account(row: &Row) -> Result<Account, StoreError> {
         name: ProfileName::from_stored(row.try_get(2).map_err(read)?),
         password_hash: row.try_get(3).map_err(read)?,
         email_verified: row.try_get(4).map_err(read)?,
-        install_token: row.try_get(5).map_err(read)?,
+        install_token: InstallToken::from_stored(row.try_get(5).map_err(read)?),
         created_time: row.try_get(6).map_err(read)?,
     })
 }
@@ -90,7 +91,7 @@ pub(crate) const COMMAND_COLUMNS: &str = "id, action, issued_time";
 pub(crate) fn command(row: &Row) -> Result<Command, StoreError> {
     let action: String = row.try_get(1).map_err(read)?;
     Ok(Command {
-        id: row.try_get(0).map_err(read)?,
+        id: CommandId::from_stored(row.try_get(0).map_err(read)?),
         action: Action::from_code(&action)
             .ok_or_else(|| invalid(format!("unknown action {action:?}")))?,
         issued_time: row.try_get(2).map_err(read)?,

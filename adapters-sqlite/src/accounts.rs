@@ -4,7 +4,7 @@ use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress, ProfileName};
+use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 #[async_trait]
@@ -22,7 +22,7 @@ impl AccountRepository for SqliteStore {
                     new.name.as_str(),
                     new.password_hash,
                     new.email_verified,
-                    new.install_token,
+                    new.install_token.as_str(),
                     rows::to_secs(new.created_time),
                 ],
             );
@@ -100,9 +100,9 @@ impl AccountRepository for SqliteStore {
     async fn replace_install_token(
         &self,
         id: AccountId,
-        install_token: &str,
+        install_token: &InstallToken,
     ) -> Result<Account, StoreError> {
-        let token = install_token.to_owned();
+        let token = install_token.as_str().to_owned();
         self.run("replace install token", move |conn| {
             conn.prepare_cached(&format!(
                 "UPDATE accounts SET install_token = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"
@@ -112,8 +112,11 @@ impl AccountRepository for SqliteStore {
         .await
     }
 
-    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError> {
-        let token = token.to_owned();
+    async fn find_by_install_token(
+        &self,
+        token: &InstallToken,
+    ) -> Result<Option<Account>, StoreError> {
+        let token = token.as_str().to_owned();
         self.run("find account by install token", move |conn| {
             conn.prepare_cached(&format!(
                 "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE install_token = ?1"

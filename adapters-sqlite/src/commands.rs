@@ -3,7 +3,7 @@ use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::{CommandListener, CommandRepository};
 use async_trait::async_trait;
-use domain::{Command, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
+use domain::{Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
 use rusqlite::{TransactionBehavior, params};
 
 /// The device `?1`'s commands that are due at `?2`: never acknowledged,
@@ -16,11 +16,11 @@ impl CommandRepository for SqliteStore {
     async fn queue_reboot(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
-        let (serial, id) = (device.clone(), command_id.to_owned());
+        let (serial, id) = (device.clone(), command_id.as_str().to_owned());
         let queued = self
             .run("queue reboot", move |conn| {
                 // IMMEDIATE: the check and the insert see no concurrent writer in between.
@@ -107,11 +107,15 @@ impl CommandRepository for SqliteStore {
     async fn acknowledge(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         outcome: &CommandOutcome,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
-        let (serial, id, outcome) = (device.clone(), command_id.to_owned(), outcome.clone());
+        let (serial, id, outcome) = (
+            device.clone(),
+            command_id.as_str().to_owned(),
+            outcome.clone(),
+        );
         self.run("acknowledge command", move |conn| {
             // `received` only before any report; an outcome until one is in.
             let open = if outcome.status == CommandStatus::Received {

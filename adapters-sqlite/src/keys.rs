@@ -153,7 +153,7 @@ impl EmailKeyRepository for SqliteStore {
             .execute(params![
                 account.id.0,
                 reset.password_hash,
-                reset.install_token
+                reset.install_token.as_str()
             ])?;
             end_reset_keys(&tx, account.id)?;
             tx.prepare_cached("DELETE FROM api_tokens WHERE account_id = ?1")?

@@ -2,9 +2,10 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandRecord,
-    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, MachineType,
-    OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Timestamp, Uname,
+    Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandId, CommandRecord,
+    CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, InstallToken,
+    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial,
+    Timestamp, Uname,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -39,7 +40,7 @@ pub(crate) fn account(row: &Row<'_>) -> rusqlite::Result<Account> {
         name: ProfileName::from_stored(row.get(2)?),
         password_hash: row.get(3)?,
         email_verified: row.get(4)?,
-        install_token: row.get(5)?,
+        install_token: InstallToken::from_stored(row.get(5)?),
         created_time: from_secs(row.get(6)?),
     })
 }
@@ -80,7 +81,7 @@ pub(crate) const COMMAND_COLUMNS: &str = "id, action, issued_time";
 pub(crate) fn command(row: &Row<'_>) -> rusqlite::Result<Command> {
     let action: String = row.get(1)?;
     Ok(Command {
-        id: row.get(0)?,
+        id: CommandId::from_stored(row.get(0)?),
         action: Action::from_code(&action).ok_or_else(|| invalid(1, UnknownCode(action)))?,
         issued_time: from_secs(row.get(2)?),
     })

@@ -11,7 +11,7 @@ use domain::Serial;
 use domain::secret::SecretHash;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use store_contract::{device, done, failed, new_account, t0};
+use store_contract::{command_id, device, done, failed, new_account, t0};
 
 /// A fresh database file, migrated.
 struct Fixture {
@@ -64,12 +64,12 @@ async fn tokens_are_stored_only_as_hashes() {
 
 // --- Command outcomes, as stored ----------------------------------------------------
 
-/// The stored outcome of a command, read straight from the file.
+/// The stored outcome of the command [`command_id`]`(id)`, read straight from the file.
 fn stored_outcome(path: &Path, id: &str) -> (Option<String>, Option<String>) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.query_row(
         "SELECT status, detail FROM device_commands WHERE id = ?1",
-        [id],
+        [command_id(id).as_str()],
         |row| Ok((row.get(0)?, row.get(1)?)),
     )
     .unwrap()
@@ -86,7 +86,12 @@ async fn devices_with_reboots(store: &SqliteStore, reboots: &[(u8, &str)]) -> Ve
         let made = device(ann.id, serial_byte, t0());
         DeviceRepository::create(store, &made).await.unwrap();
         let queued = store
-            .queue_reboot(&made.serial, id, t0(), t0() - Duration::minutes(10))
+            .queue_reboot(
+                &made.serial,
+                &command_id(id),
+                t0(),
+                t0() - Duration::minutes(10),
+            )
             .await
             .unwrap();
         assert!(queued, "set-up: the reboot {id} was not queued");
@@ -117,7 +122,10 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
 
     let at = t0() + Duration::minutes(1);
     let done = done("rebooted");
-    f.store.acknowledge(pi, "c1", &done, at).await.unwrap();
+    f.store
+        .acknowledge(pi, &command_id("c1"), &done, at)
+        .await
+        .unwrap();
     assert_eq!(
         stored_outcome(&f.path, "c1"),
         (Some("done".into()), Some("rebooted".into()))
@@ -126,7 +134,7 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     // A second acknowledgement does not overwrite the first.
     let again = failed("again");
     f.store
-        .acknowledge(pi, "c1", &again, at + Duration::minutes(1))
+        .acknowledge(pi, &command_id("c1"), &again, at + Duration::minutes(1))
         .await
         .unwrap();
     assert_eq!(
@@ -137,12 +145,12 @@ async fn an_acknowledgement_is_stored_once_for_the_devices_own_command() {
     // Neither does another device's.
     let not_mine = failed("not mine");
     f.store
-        .acknowledge(pi, "c-other", &not_mine, at)
+        .acknowledge(pi, &command_id("c-other"), &not_mine, at)
         .await
         .unwrap();
     assert_eq!(stored_outcome(&f.path, "c-other"), (None, None));
     f.store
-        .acknowledge(other, "c1", &not_mine, at)
+        .acknowledge(other, &command_id("c1"), &not_mine, at)
         .await
         .unwrap();
     assert_eq!(
@@ -159,7 +167,7 @@ async fn an_acknowledgement_before_hand_out_is_stored() {
     let serials = devices_with_reboots(&f.store, &[(1, "c1")]).await;
     let failed = failed("no permission");
     f.store
-        .acknowledge(&serials[0], "c1", &failed, t0())
+        .acknowledge(&serials[0], &command_id("c1"), &failed, t0())
         .await
         .unwrap();
     assert_eq!(

@@ -113,21 +113,21 @@ async fn deliver(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::AckStatus;
+    use domain::CommandStatus;
 
     #[test]
     fn one_acknowledgement_per_command_is_kept_the_latest() {
         let mut acks = Acknowledgements::default();
         assert!(acks.is_empty());
-        acks.queue("a".to_owned(), Ack::new(AckStatus::Failed, "first"));
-        acks.queue("b".to_owned(), Ack::new(AckStatus::Done, "b"));
-        acks.queue("a".to_owned(), Ack::new(AckStatus::Done, "second"));
+        acks.queue("a".to_owned(), Ack::new(CommandStatus::Failed, "first"));
+        acks.queue("b".to_owned(), Ack::new(CommandStatus::Done, "b"));
+        acks.queue("a".to_owned(), Ack::new(CommandStatus::Done, "second"));
         assert_eq!(acks.len(), 2);
         assert!(acks.is_pending("a"));
         assert!(!acks.is_pending("c"));
         assert_eq!(
             acks.pending.front(),
-            Some(&("a".to_owned(), Ack::new(AckStatus::Done, "second")))
+            Some(&("a".to_owned(), Ack::new(CommandStatus::Done, "second")))
         );
     }
 }

@@ -36,14 +36,14 @@ pub fn decide(journal: &CommandJournal, command: &Command) -> Decision {
     if commands::is_known_action(&command.action) {
         Decision::Run
     } else {
-        Decision::Refuse(commands::unknown_action_ack(&command.action))
+        Decision::Refuse(commands::unknown_action_ack(command.action.code()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::AckStatus;
+    use domain::CommandStatus;
     use std::path::PathBuf;
 
     fn command(id: &str, action: &str) -> Command {
@@ -72,14 +72,14 @@ mod tests {
     #[test]
     fn a_finished_command_is_acknowledged_again_as_it_ended() {
         let mut journal = journal();
-        let done = Ack::new(AckStatus::Done, "reboot started");
+        let done = Ack::new(CommandStatus::Done, "reboot started");
         journal.record_finished(&command("c1", "reboot"), &done);
         journal.mark_reported("c1");
         assert_eq!(
             decide(&journal, &command("c1", "reboot")),
             Decision::AcknowledgeAgain(done)
         );
-        let failed = Ack::new(AckStatus::Failed, "reboot command exited with status 1");
+        let failed = Ack::new(CommandStatus::Failed, "reboot command exited with status 1");
         journal.record_finished(&command("c2", "reboot"), &failed);
         assert_eq!(
             decide(&journal, &command("c2", "reboot")),
@@ -99,7 +99,7 @@ mod tests {
         after.finish_interrupted();
         assert_eq!(
             decide(&after, &command("c1", "reboot")),
-            Decision::AcknowledgeAgain(Ack::new(AckStatus::Done, "The device restarted."))
+            Decision::AcknowledgeAgain(Ack::new(CommandStatus::Done, "The device restarted."))
         );
     }
 
@@ -112,7 +112,7 @@ mod tests {
         };
         assert_eq!(
             ack,
-            Ack::new(AckStatus::Failed, "Unknown action \"selfdestruct\".")
+            Ack::new(CommandStatus::Failed, "Unknown action \"selfdestruct\".")
         );
         journal.record_finished(&selfdestruct, &ack);
         assert_eq!(

@@ -24,7 +24,8 @@
 
 use crate::commands;
 use crate::private_file::{self, WriteError};
-use crate::protocol::{Ack, AckStatus, Command};
+use crate::protocol::{Ack, Command};
+use domain::CommandStatus;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -68,11 +69,11 @@ pub enum CommandState {
 
 impl CommandState {
     /// The state an acknowledgement with `status` reports.
-    fn of(status: AckStatus) -> Self {
+    fn of(status: CommandStatus) -> Self {
         match status {
-            AckStatus::Received => CommandState::Started,
-            AckStatus::Done => CommandState::Done,
-            AckStatus::Failed => CommandState::Failed,
+            CommandStatus::Received => CommandState::Started,
+            CommandStatus::Done => CommandState::Done,
+            CommandStatus::Failed => CommandState::Failed,
         }
     }
 }
@@ -100,8 +101,8 @@ impl JournalEntry {
     pub fn last_ack(&self) -> Ack {
         match self.state {
             CommandState::Started => Ack::received(),
-            CommandState::Done => Ack::new(AckStatus::Done, &self.detail),
-            CommandState::Failed => Ack::new(AckStatus::Failed, &self.detail),
+            CommandState::Done => Ack::new(CommandStatus::Done, &self.detail),
+            CommandState::Failed => Ack::new(CommandStatus::Failed, &self.detail),
         }
     }
 }
@@ -232,7 +233,12 @@ impl CommandJournal {
         }
         self.entries.push_back(JournalEntry {
             id: command.id.clone(),
-            action: command.action.chars().take(MAX_ACTION_CHARS).collect(),
+            action: command
+                .action
+                .code()
+                .chars()
+                .take(MAX_ACTION_CHARS)
+                .collect(),
             state,
             detail: ack.detail.as_str().to_owned(),
             reported: false,

@@ -2,7 +2,9 @@
 //! they went.
 
 use crate::escape::Escaped;
-use crate::protocol::{Ack, AckStatus, Command};
+use crate::protocol::{Ack, Command, RequestedAction};
+use domain::Action;
+use domain::CommandStatus;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -23,12 +25,9 @@ pub const AGENT_STOPPED: &str = "The agent stopped before the command finished."
 /// The most characters of an unknown action quoted in the acknowledgement.
 const MAX_QUOTED_ACTION_CHARS: usize = 100;
 
-/// The action of a reboot.
-pub const REBOOT: &str = "reboot";
-
-/// Whether this agent can carry out `action`.
-pub fn is_known_action(action: &str) -> bool {
-    action == REBOOT
+/// Whether this agent can carry out `action`: every action of the server.
+pub fn is_known_action(action: &RequestedAction) -> bool {
+    matches!(action, RequestedAction::Known(_))
 }
 
 /// The acknowledgement of a command whose action this agent does not know:
@@ -40,7 +39,7 @@ pub fn unknown_action_ack(action: &str) -> Ack {
         quoted.push('…');
     }
     Ack::new(
-        AckStatus::Failed,
+        CommandStatus::Failed,
         &format!("Unknown action \"{}\".", Escaped(&quoted)),
     )
 }
@@ -49,10 +48,10 @@ pub fn unknown_action_ack(action: &str) -> Ack {
 /// before the agent started again: a reboot did its work (the restart is
 /// the reboot), anything else did not.
 pub fn interrupted_ack(action: &str) -> Ack {
-    if action == REBOOT {
-        Ack::new(AckStatus::Done, DEVICE_RESTARTED)
+    if Action::from_code(action) == Some(Action::Reboot) {
+        Ack::new(CommandStatus::Done, DEVICE_RESTARTED)
     } else {
-        Ack::new(AckStatus::Failed, AGENT_STOPPED)
+        Ack::new(CommandStatus::Failed, AGENT_STOPPED)
     }
 }
 
@@ -74,9 +73,9 @@ impl CommandRunner {
 
     /// Carries out `command` and says how it went.
     pub async fn carry_out(&self, command: &Command) -> Ack {
-        match command.action.as_str() {
-            REBOOT => self.reboot().await,
-            other => unknown_action_ack(other),
+        match &command.action {
+            RequestedAction::Known(Action::Reboot) => self.reboot().await,
+            RequestedAction::Unknown(other) => unknown_action_ack(other),
         }
     }
 
@@ -136,7 +135,7 @@ pub async fn run_shell(command_line: &str, timeout: Duration) -> ShellOutcome {
 pub fn reboot_ack(outcome: &ShellOutcome) -> Ack {
     match outcome {
         ShellOutcome::Exited { status, .. } if status.success() => {
-            Ack::new(AckStatus::Done, REBOOT_STARTED)
+            Ack::new(CommandStatus::Done, REBOOT_STARTED)
         }
         ShellOutcome::Exited { status, stderr } => {
             let ending = match (status.code(), status.signal()) {
@@ -148,14 +147,14 @@ pub fn reboot_ack(outcome: &ShellOutcome) -> Ack {
                 Some(line) => format!("reboot command {ending}: {line}"),
                 None => format!("reboot command {ending}"),
             };
-            Ack::new(AckStatus::Failed, &detail)
+            Ack::new(CommandStatus::Failed, &detail)
         }
         ShellOutcome::CannotStart(error) => Ack::new(
-            AckStatus::Failed,
+            CommandStatus::Failed,
             &format!("cannot start the reboot command: {error}"),
         ),
         ShellOutcome::TimedOut(timeout) => Ack::new(
-            AckStatus::Failed,
+            CommandStatus::Failed,
             &format!(
                 "reboot command did not finish within {} s and was killed",
                 timeout.as_secs()
@@ -179,7 +178,7 @@ mod tests {
     fn command(action: &str) -> Command {
         Command {
             id: "c1".to_owned(),
-            action: action.to_owned(),
+            action: RequestedAction::from_code(action),
             issued_time: "2026-11-21T10:00:00".to_owned(),
         }
     }
@@ -195,14 +194,14 @@ mod tests {
         let directory = tempfile::tempdir().unwrap();
         let marker = directory.path().join("rebooted");
         let ack = reboot_with(&format!("echo done > '{}'", marker.display())).await;
-        assert_eq!(ack, Ack::new(AckStatus::Done, REBOOT_STARTED));
+        assert_eq!(ack, Ack::new(CommandStatus::Done, REBOOT_STARTED));
         assert_eq!(std::fs::read_to_string(marker).unwrap(), "done\n");
     }
 
     #[tokio::test]
     async fn a_failing_reboot_command_reports_its_status_and_last_stderr_line() {
         let ack = reboot_with("echo first >&2; echo 'no permission' >&2; echo out; exit 3").await;
-        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.status, CommandStatus::Failed);
         assert_eq!(
             ack.detail,
             "reboot command exited with status 3: no permission"
@@ -214,7 +213,7 @@ mod tests {
     #[tokio::test]
     async fn a_reboot_command_killed_by_a_signal_fails() {
         let ack = reboot_with("kill -KILL $$").await;
-        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.status, CommandStatus::Failed);
         assert_eq!(ack.detail, "reboot command was killed by signal 9");
     }
 
@@ -225,7 +224,7 @@ mod tests {
             .carry_out(&command("reboot"))
             .await;
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.status, CommandStatus::Failed);
         assert!(ack.detail.contains("did not finish"), "{}", ack.detail);
     }
 
@@ -236,7 +235,7 @@ mod tests {
             .await;
         assert_eq!(
             ack,
-            Ack::new(AckStatus::Failed, "Unknown action \"selfdestruct\".")
+            Ack::new(CommandStatus::Failed, "Unknown action \"selfdestruct\".")
         );
     }
 
@@ -249,17 +248,17 @@ mod tests {
             ack.detail,
             format!("Unknown action \"{}…\".", "é".repeat(100))
         );
-        assert!(!is_known_action("Reboot"));
-        assert!(is_known_action("reboot"));
+        assert!(!is_known_action(&RequestedAction::from_code("Reboot")));
+        assert!(is_known_action(&RequestedAction::from_code("reboot")));
     }
 
     #[test]
     fn an_interrupted_reboot_is_done_and_anything_else_failed() {
         assert_eq!(
             interrupted_ack("reboot"),
-            Ack::new(AckStatus::Done, "The device restarted.")
+            Ack::new(CommandStatus::Done, "The device restarted.")
         );
-        assert_eq!(interrupted_ack("update").status, AckStatus::Failed);
+        assert_eq!(interrupted_ack("update").status, CommandStatus::Failed);
     }
 
     #[test]
@@ -269,7 +268,7 @@ mod tests {
             stderr: format!("{}\n", "x".repeat(5000)),
         };
         let ack = reboot_ack(&outcome);
-        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.status, CommandStatus::Failed);
         assert_eq!(ack.detail.chars().count(), domain::AckDetail::MAX_CHARS);
         assert!(
             ack.detail
@@ -282,7 +281,7 @@ mod tests {
         let outcome =
             ShellOutcome::CannotStart(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         let ack = reboot_ack(&outcome);
-        assert_eq!(ack.status, AckStatus::Failed);
+        assert_eq!(ack.status, CommandStatus::Failed);
         assert!(ack.detail.starts_with("cannot start the reboot command: "));
     }
 }

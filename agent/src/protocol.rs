@@ -1,6 +1,6 @@
 //! The JSON bodies of the agent protocol (docs/agent-protocol.md).
 
-use domain::{AckDetail, Amount};
+use domain::{AckDetail, Action, Amount, CommandStatus};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -117,13 +117,54 @@ pub struct CommandList {
 /// A command for the device.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Command {
-    /// The command's id, used to acknowledge it.
+    /// The command's id, used to acknowledge it. Kept as the server sent it
+    /// (not read as a domain `CommandId`): the agent acknowledges and records
+    /// any id of up to 128 bytes (docs/agent-protocol.md), and leaves the
+    /// rest alone one command at a time.
     pub id: String,
-    /// What to do: `reboot` is the only action known today.
-    pub action: String,
+    /// What to do: one of the server's actions, or one this agent does not know.
+    pub action: RequestedAction,
     /// When the user asked for it (UTC, `YYYY-MM-DDTHH:MM:SS`).
     #[serde(default)]
     pub issued_time: String,
+}
+
+/// The action a command asks for: one of the server's [`Action`]s (the
+/// same codes on the wire), or another, kept as sent so that it can be
+/// refused by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestedAction {
+    /// An action the server knows.
+    Known(Action),
+    /// Any other text.
+    Unknown(String),
+}
+
+impl RequestedAction {
+    /// The action with this code, known or not.
+    pub fn from_code(code: &str) -> Self {
+        Action::from_code(code).map_or_else(|| Self::Unknown(code.to_owned()), Self::Known)
+    }
+
+    /// The code as sent.
+    pub fn code(&self) -> &str {
+        match self {
+            Self::Known(action) => action.code(),
+            Self::Unknown(code) => code,
+        }
+    }
+}
+
+impl fmt::Display for RequestedAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|code| Self::from_code(&code))
+    }
 }
 
 #[cfg(test)]
@@ -132,29 +173,19 @@ impl Command {
     pub(crate) fn for_tests(id: &str, action: &str) -> Self {
         Self {
             id: id.to_owned(),
-            action: action.to_owned(),
+            action: RequestedAction::from_code(action),
             issued_time: "2026-11-21T10:00:00".to_owned(),
         }
     }
 }
 
-/// What an acknowledgement says of a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AckStatus {
-    /// Recorded, and about to be carried out: the server stops handing it out.
-    Received,
-    /// Carried out.
-    Done,
-    /// Not carried out.
-    Failed,
-}
-
 /// Body of `POST /agent/commands/{id}/ack/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ack {
-    /// How the command stands.
-    pub status: AckStatus,
+    /// How the command stands: `received` (recorded, and about to be
+    /// carried out: the server stops handing it out), `done` or `failed`.
+    #[serde(serialize_with = "as_status_code")]
+    pub status: CommandStatus,
     /// A short explanation; left out when empty.
     #[serde(serialize_with = "as_text", skip_serializing_if = "is_blank_detail")]
     pub detail: AckDetail,
@@ -163,7 +194,7 @@ pub struct Ack {
 impl Ack {
     /// An acknowledgement, its detail cleaned and cut to what the server
     /// accepts.
-    pub fn new(status: AckStatus, detail: &str) -> Self {
+    pub fn new(status: CommandStatus, detail: &str) -> Self {
         Self {
             status,
             detail: AckDetail::cut_to_fit(detail),
@@ -172,12 +203,12 @@ impl Ack {
 
     /// `{"status": "received"}`: sent before a command is carried out.
     pub fn received() -> Self {
-        Self::new(AckStatus::Received, "")
+        Self::new(CommandStatus::Received, "")
     }
 
     /// Whether this is the last word on its command (`done` or `failed`).
     pub fn is_final(&self) -> bool {
-        self.status != AckStatus::Received
+        self.status != CommandStatus::Received
     }
 }
 
@@ -187,6 +218,11 @@ pub(crate) fn as_text<T: AsRef<str>, S: Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(text.as_ref())
+}
+
+/// Serializes a command status as its code, as the server reads it.
+fn as_status_code<S: Serializer>(status: &CommandStatus, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(status.code())
 }
 
 /// Serializes an amount (bytes, MiB, MHz) as a JSON number.
@@ -210,141 +246,4 @@ fn is_blank_detail(detail: &AckDetail) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn text_sent_drops_what_the_server_refuses() {
-        let ack = Ack::new(AckStatus::Failed, "sshd\u{202E}evil\u{2066}\0");
-        assert_eq!(ack.detail, "sshdevil");
-        assert_eq!(
-            Ack::new(AckStatus::Done, "\u{200F}rtl").detail,
-            "\u{200F}rtl"
-        );
-    }
-
-    #[test]
-    fn an_install_request_leaves_out_a_missing_serial() {
-        let request = InstallRequest {
-            install_token: "k3x9".to_owned(),
-            name: "kitchen-pi".to_owned(),
-            machine_type: "rpi_4b".to_owned(),
-            serial: None,
-        };
-        assert_eq!(
-            serde_json::to_value(&request).unwrap(),
-            json!({"install_token": "k3x9", "name": "kitchen-pi", "machine_type": "rpi_4b"})
-        );
-        let request = InstallRequest {
-            serial: Some("0f8fad5b-d9cb-469f-a165-70867728950e".to_owned()),
-            ..request
-        };
-        assert_eq!(
-            serde_json::to_value(&request).unwrap()["serial"],
-            "0f8fad5b-d9cb-469f-a165-70867728950e"
-        );
-    }
-
-    #[test]
-    fn a_heartbeat_answer_parses() {
-        let answer: HeartbeatAnswer = serde_json::from_value(json!({
-            "commands": [{"id": "c1", "action": "reboot", "issued_time": "2026-11-21T10:00:00"}],
-            "heartbeat_interval": 30,
-        }))
-        .unwrap();
-        assert_eq!(answer.heartbeat_interval, 30);
-        assert_eq!(
-            answer.commands,
-            vec![Command {
-                id: "c1".to_owned(),
-                action: "reboot".to_owned(),
-                issued_time: "2026-11-21T10:00:00".to_owned(),
-            }]
-        );
-    }
-
-    fn interval_of(body: &str) -> Result<u64, serde_json::Error> {
-        serde_json::from_str::<HeartbeatAnswer>(body).map(|answer| answer.heartbeat_interval)
-    }
-
-    #[test]
-    fn the_heartbeat_interval_is_clamped_to_one_second_to_an_hour() {
-        for (number, expected) in [
-            ("30", 30),
-            ("1", 1),
-            ("3600", 3600),
-            ("3601", 3600),
-            ("0", 1),
-            ("-5", 1),
-            ("-9223372036854775808", 1),
-            ("0.5", 1),
-            ("29.9", 29),
-            ("3599.99", 3599),
-            ("1e3", 1000),
-            ("18446744073709551615", 3600),
-            ("18446744073709551616", 3600),
-            ("1e30", 3600),
-            ("-1e30", 1),
-            ("1.7976931348623157e308", 3600),
-            ("123456789012345678901234567890", 3600),
-            ("-123456789012345678901234567890", 1),
-        ] {
-            let body = format!(r#"{{"commands": [], "heartbeat_interval": {number}}}"#);
-            assert_eq!(interval_of(&body).unwrap(), expected, "{number}");
-        }
-    }
-
-    #[test]
-    fn a_heartbeat_interval_that_is_not_a_number_makes_the_answer_malformed() {
-        for value in [r#""30""#, "null", "[30]", "{}", "true"] {
-            let body = format!(r#"{{"commands": [], "heartbeat_interval": {value}}}"#);
-            assert!(interval_of(&body).is_err(), "{value} accepted");
-        }
-        assert!(interval_of(r#"{"commands": []}"#).is_err());
-        // serde_json cannot represent numbers beyond ±1.8e308 at all: such an
-        // answer is malformed too (a failed request), never a panic.
-        let beyond_f64 = "9".repeat(400);
-        for number in ["1e400", "-1e400", &beyond_f64] {
-            let body = format!(r#"{{"commands": [], "heartbeat_interval": {number}}}"#);
-            assert!(interval_of(&body).is_err(), "{number} accepted");
-        }
-    }
-
-    #[test]
-    fn the_clamp_handles_every_float() {
-        assert_eq!(clamp_heartbeat_interval(f64::INFINITY), 3600);
-        assert_eq!(clamp_heartbeat_interval(f64::NEG_INFINITY), 1);
-        assert_eq!(clamp_heartbeat_interval(f64::NAN), 1);
-        assert_eq!(clamp_heartbeat_interval(f64::MAX), 3600);
-        assert_eq!(clamp_heartbeat_interval(-0.0), 1);
-        assert_eq!(clamp_heartbeat_interval(60.0), 60);
-    }
-
-    #[test]
-    fn acks_serialize_as_the_server_expects() {
-        assert_eq!(
-            serde_json::to_value(Ack::new(AckStatus::Done, "reboot started")).unwrap(),
-            json!({"status": "done", "detail": "reboot started"})
-        );
-        assert_eq!(
-            serde_json::to_value(Ack::new(AckStatus::Failed, "no")).unwrap()["status"],
-            "failed"
-        );
-        assert_eq!(
-            serde_json::to_value(Ack::received()).unwrap(),
-            json!({"status": "received"})
-        );
-        assert!(!Ack::received().is_final());
-        assert!(Ack::new(AckStatus::Failed, "no").is_final());
-    }
-
-    #[test]
-    fn ack_details_are_cut_to_1000_characters() {
-        let long = "é".repeat(1500);
-        let ack = Ack::new(AckStatus::Failed, &long);
-        assert_eq!(ack.detail.as_str().chars().count(), 1000);
-        assert!(long.starts_with(ack.detail.as_str()));
-        assert_eq!(Ack::new(AckStatus::Done, "short").detail, "short");
-    }
-}
+mod tests;

@@ -329,7 +329,10 @@ mod tests {
     #[test]
     fn a_retry_after_is_obeyed_between_a_second_and_an_hour() {
         assert_eq!(unavailable_delay(Duration::ZERO), Duration::from_secs(1));
-        assert_eq!(unavailable_delay(Duration::from_secs(90)), Duration::from_secs(90));
+        assert_eq!(
+            unavailable_delay(Duration::from_secs(90)),
+            Duration::from_secs(90)
+        );
         assert_eq!(
             unavailable_delay(Duration::from_secs(u64::MAX)),
             Duration::from_secs(3600)

@@ -1,8 +1,9 @@
-//! Accounts and the profile view of one.
+//! Accounts.
 
 use crate::bounded_text::ProfileName;
 use crate::email::EmailAddress;
 use crate::password::PasswordContext;
+use crate::secret::InstallToken;
 use crate::time::Timestamp;
 
 /// An account's database identity.
@@ -22,8 +23,8 @@ pub struct Account {
     pub password_hash: Option<String>,
     /// Whether the owner proved the e-mail address is theirs.
     pub email_verified: bool,
-    /// 32 characters `[a-z0-9]` that enrol devices into this account.
-    pub install_token: String,
+    /// The token that enrols devices into this account.
+    pub install_token: InstallToken,
     /// When the account was made.
     pub created_time: Timestamp,
 }
@@ -39,43 +40,9 @@ impl Account {
         PasswordContext {
             email: self.email.as_str(),
             name: self.name.as_str(),
-            install_token: &self.install_token,
+            install_token: self.install_token.as_str(),
         }
     }
-
-    /// The account as its owner sees it, with links under `base_url`.
-    pub fn profile(&self, base_url: &str) -> Profile {
-        Profile {
-            email: self.email.as_str().to_owned(),
-            email_verified: self.email_verified,
-            has_usable_password: self.has_usable_password(),
-            install_command: install_command(base_url, &self.install_token),
-            install_token: self.install_token.clone(),
-            name: self.name.as_str().to_owned(),
-        }
-    }
-}
-
-/// The seed's profile object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Profile {
-    /// Account e-mail.
-    pub email: String,
-    /// Whether the e-mail address is verified.
-    pub email_verified: bool,
-    /// Whether a password is set.
-    pub has_usable_password: bool,
-    /// The shell command that installs the agent on a device.
-    pub install_command: String,
-    /// Token that enrols devices.
-    pub install_token: String,
-    /// Display name.
-    pub name: String,
-}
-
-/// The command a user runs on a device to enrol it.
-pub fn install_command(base_url: &str, install_token: &str) -> String {
-    format!("devmgr-agent install --server {base_url} --token {install_token}")
 }
 
 #[cfg(test)]
@@ -84,21 +51,20 @@ mod tests {
     use chrono::Utc;
 
     #[test]
-    fn profile_shows_the_install_command_under_the_base_url() {
+    fn a_new_password_is_compared_with_the_accounts_attributes() {
         let account = Account {
             id: AccountId(1),
             email: EmailAddress::parse("a@example.com").unwrap(),
             name: ProfileName::parse("A").unwrap(),
             password_hash: None,
             email_verified: false,
-            install_token: "t0k3n".into(),
+            install_token: InstallToken::from_random_bytes([1; 32]),
             created_time: Utc::now(),
         };
-        let profile = account.profile("http://devmgr.example:8000");
-        assert_eq!(
-            profile.install_command,
-            "devmgr-agent install --server http://devmgr.example:8000 --token t0k3n"
-        );
-        assert!(!profile.has_usable_password);
+        let context = account.password_context();
+        assert_eq!(context.email, "a@example.com");
+        assert_eq!(context.name, "A");
+        assert_eq!(context.install_token, account.install_token.as_str());
+        assert!(!account.has_usable_password());
     }
 }

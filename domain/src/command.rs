@@ -3,6 +3,72 @@
 use crate::bounded_text::AckDetail;
 use crate::time::Timestamp;
 use chrono::Duration;
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A command's identity: a UUID in its canonical form (lowercase,
+/// hyphenated), the `{id}` of the command's acknowledgement path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CommandId(String);
+
+/// The text was not a UUID in its canonical form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("not a command id (a lowercase hyphenated UUID)")]
+pub struct InvalidCommandId;
+
+impl CommandId {
+    /// Takes a UUID written in its canonical form only: lowercase and
+    /// hyphenated, with no braces or prefix.
+    pub fn parse(raw: &str) -> Result<Self, InvalidCommandId> {
+        uuid::Uuid::try_parse(raw)
+            .ok()
+            .map(|uuid| uuid.hyphenated().to_string())
+            .filter(|canonical| canonical == raw)
+            .map(Self)
+            .ok_or(InvalidCommandId)
+    }
+
+    /// Makes an id from 16 random bytes (a version-4 UUID).
+    pub fn from_random_bytes(bytes: [u8; 16]) -> Self {
+        Self(
+            uuid::Builder::from_random_bytes(bytes)
+                .into_uuid()
+                .hyphenated()
+                .to_string(),
+        )
+    }
+
+    /// Takes an id read back from storage as it is: only minted ids are stored.
+    pub fn from_stored(id: String) -> Self {
+        Self(id)
+    }
+
+    /// The canonical text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CommandId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for CommandId {
+    type Err = InvalidCommandId;
+
+    fn from_str(raw: &str) -> Result<Self, InvalidCommandId> {
+        Self::parse(raw)
+    }
+}
+
+impl AsRef<str> for CommandId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
 
 /// What a command asks the device to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,8 +97,8 @@ impl Action {
 /// A command handed out to a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
-    /// A lowercase UUID.
-    pub id: String,
+    /// Its identity.
+    pub id: CommandId,
     /// What to do.
     pub action: Action,
     /// When the user asked for it.
@@ -186,7 +252,7 @@ mod tests {
         let issued = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         CommandRecord {
             command: Command {
-                id: "c".into(),
+                id: CommandId::from_random_bytes([3; 16]),
                 action: Action::Reboot,
                 issued_time: issued,
             },
@@ -235,5 +301,31 @@ mod tests {
             assert_eq!(CommandStatus::from_code(status.code()), Some(status));
         }
         assert_eq!(CommandStatus::from_code("Done"), None);
+    }
+
+    #[test]
+    fn command_ids_round_trip_through_their_text() {
+        let id = CommandId::from_random_bytes([0xa5; 16]);
+        assert_eq!(id.as_str().len(), 36);
+        assert_eq!(CommandId::parse(id.as_str()), Ok(id.clone()));
+        assert_eq!(id.to_string().parse::<CommandId>(), Ok(id.clone()));
+        let text = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        assert_eq!(CommandId::parse(text).unwrap().as_str(), text);
+    }
+
+    #[test]
+    fn command_ids_refuse_every_non_canonical_spelling() {
+        for raw in [
+            "0F8FAD5B-D9CB-469F-A165-70867728950E",
+            "0f8fad5bd9cb469fa16570867728950e",
+            "{0f8fad5b-d9cb-469f-a165-70867728950e}",
+            "urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e",
+            " 0f8fad5b-d9cb-469f-a165-70867728950e",
+            "0f8fad5b-d9cb-469f-a165-70867728950",
+            "c1",
+            "",
+        ] {
+            assert_eq!(CommandId::parse(raw), Err(InvalidCommandId), "{raw:?}");
+        }
     }
 }

@@ -15,7 +15,7 @@ pub struct Serial(String);
 
 /// The text was not a UUID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[error("Must be a valid UUID.")]
+#[error("not a UUID")]
 pub struct InvalidSerial;
 
 impl Serial {

@@ -8,7 +8,7 @@ use thiserror::Error;
 
 /// The address was not a valid e-mail address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[error("Enter a valid email address.")]
+#[error("not a valid e-mail address")]
 pub struct InvalidEmail;
 
 /// Most characters an address may have (the database column's bound).

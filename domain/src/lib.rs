@@ -16,15 +16,18 @@ pub mod secret;
 pub mod text;
 pub mod time;
 
-pub use account::{Account, AccountId, Profile};
+pub use account::{Account, AccountId};
 pub use amount::{Amount, PollWait};
 pub use bounded_text::{
     AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, OperatingSystem, PortName,
     ProfileName, Uname,
 };
-pub use command::{Action, Command, CommandOutcome, CommandRecord, CommandState, CommandStatus};
+pub use command::{
+    Action, Command, CommandId, CommandOutcome, CommandRecord, CommandState, CommandStatus,
+};
 pub use device::{Device, DeviceFacts, FactsReport, Serial};
 pub use email::EmailAddress;
 pub use listening_port::{Port, PortNumber, Protocol};
 pub use machine_type::MachineType;
+pub use secret::InstallToken;
 pub use time::Timestamp;

@@ -8,19 +8,19 @@ use std::process::Command;
 const MAX_LINES: usize = 400;
 
 /// The product crates: the hexagon's core, its adapters and the binaries.
-const PRODUCT: &[&str] = &[
-    "domain/",
-    "application/",
-    "adapters-",
-    "bin/",
-    "agent/",
-];
+const PRODUCT: &[&str] = &["domain/", "application/", "adapters-", "bin/", "agent/"];
 
 #[test]
 fn no_product_source_file_passes_400_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let listed = Command::new("git")
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
         .current_dir(&root)
         .output()
         .expect("git runs");

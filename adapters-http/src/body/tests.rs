@@ -66,7 +66,10 @@ hello\r\n\
 async fn a_multipart_body_without_a_boundary_is_a_parse_error() {
     match parse("multipart/form-data", b"name=x").await {
         Err(ApiError::FormParse(message)) => {
-            assert!(message.starts_with("Multipart form parse error - "), "{message}");
+            assert!(
+                message.starts_with("Multipart form parse error - "),
+                "{message}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -75,7 +78,11 @@ async fn a_multipart_body_without_a_boundary_is_a_parse_error() {
 #[actix_web::test]
 async fn json_must_be_an_object_and_other_media_types_are_refused() {
     assert_eq!(
-        Value::Object(parse("application/json", br#"{"name": "x"}"#).await.unwrap()),
+        Value::Object(
+            parse("application/json", br#"{"name": "x"}"#)
+                .await
+                .unwrap()
+        ),
         json!({"name": "x"})
     );
     assert!(matches!(

@@ -5,8 +5,8 @@
 
 use domain::time::Timestamp;
 use domain::{
-    AgentVersion, Amount, DeviceFacts, EmailAddress, MachineType, OperatingSystem, Port, PortName,
-    PortNumber, Protocol, Serial, Uname,
+    AgentVersion, Amount, CommandId, DeviceFacts, EmailAddress, InstallToken, MachineType,
+    OperatingSystem, Port, PortName, PortNumber, Protocol, Serial, Uname,
 };
 
 /// The e-mail address of the examples' account.
@@ -62,6 +62,16 @@ pub fn email() -> EmailAddress {
 /// An address with no account yet.
 pub fn new_email() -> EmailAddress {
     EmailAddress::parse(NEW_EMAIL).expect(INVALID)
+}
+
+/// The command's id.
+pub fn command_id() -> CommandId {
+    CommandId::parse(COMMAND_ID).expect(INVALID)
+}
+
+/// The account's install token.
+pub fn install_token() -> InstallToken {
+    InstallToken::parse(INSTALL_TOKEN).expect(INVALID)
 }
 
 /// The device's serial.

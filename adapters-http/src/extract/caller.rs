@@ -10,7 +10,7 @@ use crate::state::HttpState;
 use actix_web::dev::Payload;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use domain::{Account, Device, Serial};
+use domain::{Account, CommandId, Device, Serial};
 use futures_util::future::LocalBoxFuture;
 
 const USER: Needs = Needs {
@@ -152,11 +152,11 @@ from_request!(SerialPath, Needs::NOTHING, |req| {
 });
 
 /// The `{id}` of a command in the path: a canonical UUID, else 404.
-pub struct CommandIdPath(pub String);
+pub struct CommandIdPath(pub CommandId);
 
 from_request!(CommandIdPath, Needs::NOTHING, |req| {
     param(req, "id")
-        .filter(|raw| Serial::parse(raw).is_ok_and(|id| id.as_str() == raw))
+        .and_then(|raw| CommandId::parse(&raw).ok())
         .map(CommandIdPath)
         .ok_or(ApiError::NotFound)
 });
@@ -194,9 +194,7 @@ from_request!(WantsHtml, Needs::NOTHING, |req| Ok(WantsHtml(
 pub struct PasswordChangeTurn;
 
 from_caller!(PasswordChangeTurn, USER, Scheme::Token, |req, caller| {
-    let account = caller
-        .account
-        .ok_or_else(|| Scheme::Token.not_provided())?;
+    let account = caller.account.ok_or_else(|| Scheme::Token.not_provided())?;
     match state(&req)?.password_changes.clone() {
         Some(throttle) => throttle
             .check(account.id)

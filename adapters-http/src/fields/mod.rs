@@ -3,6 +3,7 @@
 
 mod field;
 mod form;
+pub mod messages;
 #[cfg(test)]
 mod tests;
 

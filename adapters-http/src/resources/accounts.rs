@@ -7,6 +7,7 @@ use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::{ApiError, FieldErrors};
 use crate::extract::{PasswordChangeTurn, User, Valid};
+use crate::fields::messages::password_problem_messages;
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route_table::Route;
 use crate::state::HttpState;
@@ -149,7 +150,7 @@ async fn change_password(
                 errors.insert("old_password".into(), json!([message]));
             }
             if !new_password.is_empty() {
-                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                let messages = password_problem_messages(&new_password);
                 errors.insert("new_password".into(), json!(messages));
             }
             Err(ApiError::Validation(errors))

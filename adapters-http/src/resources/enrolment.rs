@@ -11,7 +11,7 @@ use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::{InstallError, InstallRequest};
-use domain::{DeviceName, MachineType};
+use domain::{DeviceName, InstallToken, MachineType};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -35,7 +35,7 @@ pub fn routes() -> Vec<Route> {
         )
         .post("installDevice", "Enrol a device", install)
         .request_example(Enrol(InstallRequest {
-            install_token: ex::INSTALL_TOKEN.to_owned(),
+            install_token: ex::install_token(),
             name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
             serial: None,
             machine_type: Some(ex::machine_type()),
@@ -49,6 +49,16 @@ pub(crate) fn machine_type(form: &mut Form) -> Result<Option<MachineType>, Rejec
     form.optional_choice(&MACHINE_TYPE, MachineType::from_code)
 }
 
+/// The error of an install token no account has (or could have: one not
+/// shaped as an install token).
+const INVALID_INSTALL_TOKEN: &str = "Invalid install token.";
+
+/// The `install_token` of a body: text shaped as an install token.
+fn install_token(form: &mut Form) -> Result<InstallToken, Rejected> {
+    let text = form.text(&INSTALL_TOKEN)?;
+    InstallToken::parse(&text).map_err(|_| form.error(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN))
+}
+
 /// An enrolment's body.
 pub struct Enrol(InstallRequest);
 
@@ -56,7 +66,7 @@ impl FromForm for Enrol {
     const FIELDS: &'static [Field] = &[INSTALL_TOKEN, DEVICE_NAME, SERIAL, MACHINE_TYPE];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let install_token = form.text(&INSTALL_TOKEN);
+        let install_token = install_token(form);
         let name = form.checked(&DEVICE_NAME);
         let serial = form.optional_serial(&SERIAL);
         let machine_type = machine_type(form);
@@ -133,17 +143,19 @@ async fn install(
         Ok(Enrol(request)) => request,
         Err(mut form) => {
             // An unknown token is reported with the other fields' errors, as DRF would.
-            if let Some(token) = form.valid_text(&INSTALL_TOKEN)
+            // (A token of another shape has its error already.)
+            if let Some(text) = form.valid_text(&INSTALL_TOKEN)
+                && let Ok(token) = InstallToken::parse(&text)
                 && !state.app.fleet.install_token_exists(&token).await?
             {
-                form.error(INSTALL_TOKEN.name, "Invalid install token.");
+                form.error(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN);
             }
             return Err(form.into());
         }
     };
     let installed = state.app.fleet.install(request).await.map_err(|e| match e {
         InstallError::InvalidInstallToken => {
-            ApiError::field(INSTALL_TOKEN.name, "Invalid install token.")
+            ApiError::field(INSTALL_TOKEN.name, INVALID_INSTALL_TOKEN)
         }
         InstallError::ForeignSerial => {
             ApiError::field(SERIAL.name, "This serial belongs to another account.")

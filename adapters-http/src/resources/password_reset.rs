@@ -6,6 +6,7 @@ use crate::description::examples as ex;
 use crate::description::{Parameter, Tag};
 use crate::error::{ApiError, FieldErrors};
 use crate::extract::{PageKey, SignedOut, Valid};
+use crate::fields::messages::password_problem_messages;
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::pages;
 use crate::route_table::Route;
@@ -124,7 +125,7 @@ async fn confirm(state: Data<HttpState>, Valid(body): Valid<Reset>) -> Result<No
                 errors.insert("key".into(), json!(["Invalid or expired key."]));
             }
             if !new_password.is_empty() {
-                let messages: Vec<String> = new_password.iter().map(ToString::to_string).collect();
+                let messages = password_problem_messages(&new_password);
                 errors.insert("new_password".into(), json!(messages));
             }
             Err(ApiError::Validation(errors))

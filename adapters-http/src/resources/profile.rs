@@ -9,7 +9,7 @@ use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of}
 use crate::route_table::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use domain::ProfileName;
+use domain::{Account, InstallToken, ProfileName};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -87,17 +87,25 @@ pub struct ProfileJson {
     name: String,
 }
 
-impl From<domain::Profile> for ProfileJson {
-    fn from(profile: domain::Profile) -> Self {
+impl ProfileJson {
+    /// The account as its owner sees it, its install command naming the
+    /// server by `base_url`.
+    pub fn new(account: &Account, base_url: &str) -> Self {
         Self {
-            email: profile.email,
-            email_verified: profile.email_verified,
-            has_usable_password: profile.has_usable_password,
-            install_command: profile.install_command,
-            install_token: profile.install_token,
-            name: profile.name,
+            email: account.email.as_str().to_owned(),
+            email_verified: account.email_verified,
+            has_usable_password: account.has_usable_password(),
+            install_command: install_command(base_url, &account.install_token),
+            install_token: account.install_token.as_str().to_owned(),
+            name: account.name.as_str().to_owned(),
         }
     }
+}
+
+/// The shell command a user runs on a device to enrol it with the server
+/// at `base_url` (docs/agent-protocol.md).
+pub fn install_command(base_url: &str, install_token: &InstallToken) -> String {
+    format!("devmgr-agent install --server {base_url} --token {install_token}")
 }
 
 impl Described for ProfileJson {
@@ -108,7 +116,7 @@ impl Described for ProfileJson {
             email: ex::EMAIL.to_owned(),
             email_verified: true,
             has_usable_password: true,
-            install_command: domain::account::install_command(ex::BASE_URL, ex::INSTALL_TOKEN),
+            install_command: install_command(ex::BASE_URL, &ex::install_token()),
             install_token: ex::INSTALL_TOKEN.to_owned(),
             name: ex::PROFILE_NAME.to_owned(),
         }
@@ -140,13 +148,8 @@ impl ToForm for ProfileChange {
 }
 
 /// `GET /profile/`.
-async fn show(
-    state: Data<HttpState>,
-    user: User,
-    BaseUrl(base): BaseUrl,
-) -> Result<SecretJson<ProfileJson>, ApiError> {
-    let profile = state.app.accounts.profile(&user.account, &base);
-    Ok(SecretJson(profile.into()))
+async fn show(user: User, BaseUrl(base): BaseUrl) -> Result<SecretJson<ProfileJson>, ApiError> {
+    Ok(SecretJson(ProfileJson::new(&user.account, &base)))
 }
 
 /// `POST /profile/install-token/`: a new install token; the old one ends.
@@ -160,9 +163,7 @@ async fn rotate_install_token(
         .accounts
         .rotate_install_token(&user.account)
         .await?;
-    Ok(SecretJson(
-        state.app.accounts.profile(&account, &base).into(),
-    ))
+    Ok(SecretJson(ProfileJson::new(&account, &base)))
 }
 
 /// `PUT` and `PATCH /profile/`: only `name` changes; other fields are ignored.
@@ -176,25 +177,41 @@ async fn update(
         None => user.account,
         Some(name) => state.app.accounts.rename(&user.account, &name).await?,
     };
-    Ok(SecretJson(
-        state.app.accounts.profile(&account, &base).into(),
-    ))
+    Ok(SecretJson(ProfileJson::new(&account, &base)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::description::assert_described;
+    use domain::{AccountId, EmailAddress};
+
+    fn account() -> Account {
+        Account {
+            id: AccountId(1),
+            email: EmailAddress::parse("a@example.com").unwrap(),
+            name: ProfileName::parse("A").unwrap(),
+            password_hash: Some("h".into()),
+            email_verified: true,
+            install_token: InstallToken::parse("k3x9q2m8v7b6n5c4z1a0s9d8f7g6h5j4").unwrap(),
+            created_time: chrono::Utc::now(),
+        }
+    }
 
     #[test]
     fn the_profile_writes_its_described_fields() {
-        assert_described(&ProfileJson::from(domain::Profile {
-            email: "a@example.com".into(),
-            email_verified: true,
-            has_usable_password: true,
-            install_command: "install".into(),
-            install_token: "token".into(),
-            name: String::new(),
-        }));
+        assert_described(&ProfileJson::new(&account(), "http://base"));
+    }
+
+    #[test]
+    fn the_profile_shows_the_install_command_under_the_base_url() {
+        let profile = ProfileJson::new(&account(), "http://devmgr.example:8000");
+        assert_eq!(
+            profile.install_command,
+            "devmgr-agent install --server http://devmgr.example:8000 \
+             --token k3x9q2m8v7b6n5c4z1a0s9d8f7g6h5j4"
+        );
+        assert_eq!(profile.install_token, "k3x9q2m8v7b6n5c4z1a0s9d8f7g6h5j4");
+        assert!(profile.has_usable_password && profile.email_verified);
     }
 }

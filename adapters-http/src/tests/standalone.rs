@@ -85,7 +85,12 @@ async fn an_extractor_works_on_a_plain_actix_route() {
     let body: Value = read_body_json(answer).await;
     assert_eq!(body, json!({"name": "Ada Lovelace"}));
     let invalid = app
-        .call(TestRequest::post().uri("/named").set_json(json!({})).to_request())
+        .call(
+            TestRequest::post()
+                .uri("/named")
+                .set_json(json!({}))
+                .to_request(),
+        )
         .await
         .unwrap();
     assert_eq!(invalid.status(), StatusCode::BAD_REQUEST);

@@ -78,7 +78,10 @@ fn an_invalid_token_cannot_make_a_client() {
 #[test]
 fn retry_after_is_whole_seconds_capped_at_an_hour() {
     assert_eq!(retry_after_seconds(" 30 "), Some(Duration::from_secs(30)));
-    assert_eq!(retry_after_seconds("86400"), Some(Duration::from_secs(3600)));
+    assert_eq!(
+        retry_after_seconds("86400"),
+        Some(Duration::from_secs(3600))
+    );
     assert_eq!(
         retry_after_seconds("99999999999999999999999999"),
         Some(Duration::from_secs(3600))

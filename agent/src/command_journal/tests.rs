@@ -17,7 +17,7 @@ fn names_in(directory: &Path) -> Vec<String> {
 }
 
 fn done() -> Ack {
-    Ack::new(AckStatus::Done, "reboot started")
+    Ack::new(CommandStatus::Done, "reboot started")
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn each_entry_gives_back_its_last_acknowledgement() {
     let mut journal = CommandJournal::empty(PathBuf::from("unused"));
     journal.record_started(&command("a", "reboot"));
     assert_eq!(journal.entry("a").unwrap().last_ack(), Ack::received());
-    let failed = Ack::new(AckStatus::Failed, "reboot command exited with status 1");
+    let failed = Ack::new(CommandStatus::Failed, "reboot command exited with status 1");
     journal.record_finished(&command("a", "reboot"), &failed);
     assert_eq!(journal.entry("a").unwrap().last_ack(), failed);
 }
@@ -170,9 +170,9 @@ fn commands_left_started_by_an_earlier_run_are_finished() {
     before.save().unwrap();
 
     let mut after = CommandJournal::load(path);
-    let restarted = Ack::new(AckStatus::Done, "The device restarted.");
+    let restarted = Ack::new(CommandStatus::Done, "The device restarted.");
     let stopped = Ack::new(
-        AckStatus::Failed,
+        CommandStatus::Failed,
         "The agent stopped before the command finished.",
     );
     assert_eq!(

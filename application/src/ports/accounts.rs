@@ -7,7 +7,7 @@ use mockall::automock;
 use super::StoreError;
 use crate::mail::Email;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, EmailAddress, ProfileName, Timestamp};
+use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName, Timestamp};
 use thiserror::Error;
 
 /// What an e-mailed key is for.
@@ -54,7 +54,7 @@ pub struct NewAccount {
     /// Whether the address counts as verified from the start.
     pub email_verified: bool,
     /// The account's install token.
-    pub install_token: String,
+    pub install_token: InstallToken,
     /// Creation time.
     pub created_time: Timestamp,
     /// An API token to issue in the same transaction.
@@ -95,10 +95,13 @@ pub trait AccountRepository: Send + Sync {
     async fn replace_install_token(
         &self,
         id: AccountId,
-        install_token: &str,
+        install_token: &InstallToken,
     ) -> Result<Account, StoreError>;
     /// The account with this install token.
-    async fn find_by_install_token(&self, token: &str) -> Result<Option<Account>, StoreError>;
+    async fn find_by_install_token(
+        &self,
+        token: &InstallToken,
+    ) -> Result<Option<Account>, StoreError>;
 }
 
 /// API tokens, stored only as hashes.
@@ -207,5 +210,5 @@ pub struct CompletedReset {
     /// PHC hash of the new password.
     pub password_hash: String,
     /// The account's new install token.
-    pub install_token: String,
+    pub install_token: InstallToken,
 }

@@ -7,8 +7,8 @@ use mockall::automock;
 use super::StoreError;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Command, CommandOutcome, CommandRecord, Device, DeviceDescription, DeviceName,
-    FactsReport, MachineType, Port, Serial, Timestamp,
+    AccountId, Command, CommandId, CommandOutcome, CommandRecord, Device, DeviceDescription,
+    DeviceName, FactsReport, MachineType, Port, Serial, Timestamp,
 };
 use thiserror::Error;
 
@@ -139,7 +139,7 @@ pub trait CommandRepository: Send + Sync {
     async fn queue_reboot(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError>;
@@ -169,7 +169,7 @@ pub trait CommandRepository: Send + Sync {
     async fn acknowledge(
         &self,
         device: &Serial,
-        command_id: &str,
+        command_id: &CommandId,
         outcome: &CommandOutcome,
         now: Timestamp,
     ) -> Result<bool, StoreError>;

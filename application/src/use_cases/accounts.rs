@@ -1,4 +1,4 @@
-//! Registering, the profile, and passwords.
+//! Registering, the display name, the install token, and passwords.
 
 use super::lockout::Lockout;
 use super::secrets::Secrets;
@@ -7,7 +7,7 @@ use crate::ports::{
     AccountRepository, Clock, CreateAccountError, NewAccount, PasswordHasher, StoreError,
 };
 use domain::password::{self, PasswordProblem};
-use domain::{Account, EmailAddress, Profile, ProfileName};
+use domain::{Account, EmailAddress, InstallToken, ProfileName};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -69,7 +69,7 @@ pub enum CreateUserError {
     #[error("an account with this e-mail already exists")]
     DuplicateEmail,
     /// The password breaks the policy.
-    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))]
+    #[error("the password is {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
     Password(Vec<PasswordProblem>),
     /// Infrastructure failure.
     #[error(transparent)]
@@ -93,7 +93,7 @@ pub struct CreatedUser {
     /// A fresh API token.
     pub token: String,
     /// The account's install token.
-    pub install_token: String,
+    pub install_token: InstallToken,
 }
 
 /// Registering, the profile, and passwords.
@@ -126,11 +126,6 @@ impl Accounts {
         };
         self.accounts.create(account).await?;
         Ok(token.secret)
-    }
-
-    /// The profile of an account, with links under `base_url`.
-    pub fn profile(&self, account: &Account, base_url: &str) -> Profile {
-        account.profile(base_url)
     }
 
     /// Sets the display name.
@@ -205,7 +200,7 @@ impl Accounts {
                 let context = password::PasswordContext {
                     email: email.as_str(),
                     name: name.as_str(),
-                    install_token: &install_token,
+                    install_token: install_token.as_str(),
                 };
                 password::check(password, &context).map_err(CreateUserError::Password)?;
                 Some(self.hasher.hash(password).await?)

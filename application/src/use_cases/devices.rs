@@ -9,8 +9,8 @@ use crate::ports::{
 use chrono::Duration;
 use domain::device::wormhole_slug;
 use domain::{
-    Account, CommandRecord, CommandState, Device, DeviceDescription, DeviceFacts, DeviceName,
-    EmailAddress, Port, Serial,
+    Account, CommandId, CommandRecord, CommandState, Device, DeviceDescription, DeviceFacts,
+    DeviceName, EmailAddress, Port, Serial,
 };
 use std::sync::Arc;
 use thiserror::Error;
@@ -195,7 +195,7 @@ impl Devices {
             return Err(RebootError::NotFound);
         }
         let now = self.clock.now();
-        let command_id = Serial::from_random_bytes(self.secrets.random_bytes()).to_string();
+        let command_id = CommandId::from_random_bytes(self.secrets.random_bytes());
         let lapse_before = now - self.command_lifetime;
         self.commands
             .queue_reboot(serial, &command_id, now, lapse_before)

@@ -10,7 +10,8 @@ use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
 use domain::{
-    Command, CommandOutcome, Device, DeviceName, FactsReport, MachineType, PollWait, Serial,
+    Command, CommandId, CommandOutcome, Device, DeviceName, FactsReport, InstallToken, MachineType,
+    PollWait, Serial,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +21,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallRequest {
     /// The account's install token.
-    pub install_token: String,
+    pub install_token: InstallToken,
     /// The device's name.
     pub name: DeviceName,
     /// The device's serial; a random one when absent.
@@ -120,7 +121,10 @@ impl Fleet {
     }
 
     /// Whether an account has this install token.
-    pub async fn install_token_exists(&self, install_token: &str) -> Result<bool, StoreError> {
+    pub async fn install_token_exists(
+        &self,
+        install_token: &InstallToken,
+    ) -> Result<bool, StoreError> {
         Ok(self
             .accounts
             .find_by_install_token(install_token)
@@ -201,7 +205,7 @@ impl Fleet {
     pub async fn acknowledge(
         &self,
         device: &Device,
-        command_id: &str,
+        command_id: &CommandId,
         outcome: CommandOutcome,
     ) -> Result<bool, StoreError> {
         let now = self.clock.now();

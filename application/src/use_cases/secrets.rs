@@ -3,6 +3,7 @@
 use crate::ports::RandomSource;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use domain::InstallToken;
 use domain::secret::{self, SecretHash};
 use std::sync::Arc;
 
@@ -47,9 +48,9 @@ impl Secrets {
         Minted::new(URL_SAFE_NO_PAD.encode(self.random_array::<32>()))
     }
 
-    /// A new install token: 32 characters `[a-z0-9]`.
-    pub(crate) fn mint_install_token(&self) -> String {
-        secret::install_token(self.random_array())
+    /// A new install token.
+    pub(crate) fn mint_install_token(&self) -> InstallToken {
+        InstallToken::from_random_bytes(self.random_array())
     }
 
     /// A new outbox mail id: 32 lowercase hex characters.

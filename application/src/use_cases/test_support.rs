@@ -4,7 +4,8 @@ use super::{Services, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
 use domain::{
-    Account, AccountId, BoundedText, Device, DeviceFacts, EmailAddress, Serial, Timestamp,
+    Account, AccountId, BoundedText, Device, DeviceFacts, EmailAddress, InstallToken, Serial,
+    Timestamp,
 };
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ pub(crate) fn account(verified: bool, password_hash: Option<&str>) -> Account {
         name: text("Owner"),
         password_hash: password_hash.map(str::to_owned),
         email_verified: verified,
-        install_token: "i".repeat(32),
+        install_token: InstallToken::parse(&"i".repeat(32)).expect("32 letters"),
         created_time: now(),
     }
 }

@@ -1,6 +1,7 @@
 use crate::CommandError;
 use crate::cli::DeviceAddArgs;
 use adapters_http::DeviceJson;
+use adapters_http::fields::messages::{INVALID_EMAIL, INVALID_UUID};
 use application::Services;
 use application::use_cases::DeviceSpec;
 use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
@@ -11,14 +12,14 @@ pub async fn add(
     base_url: &str,
     args: &DeviceAddArgs,
 ) -> Result<serde_json::Value, CommandError> {
-    let owner =
-        EmailAddress::parse(&args.owner).map_err(|e| CommandError(format!("--owner: {e}")))?;
+    let owner = EmailAddress::parse(&args.owner)
+        .map_err(|_| CommandError(format!("--owner: {INVALID_EMAIL}")))?;
     let serial = args
         .serial
         .as_deref()
         .map(Serial::parse)
         .transpose()
-        .map_err(|e| CommandError(format!("--serial: {e}")))?;
+        .map_err(|_| CommandError(format!("--serial: {INVALID_UUID}")))?;
     let machine_type = MachineType::from_code(&args.machine_type).ok_or_else(|| {
         let known: Vec<&str> = MachineType::all().map(MachineType::code).collect();
         CommandError(format!(

@@ -1,6 +1,8 @@
 use crate::CommandError;
 use crate::cli::UserCreateArgs;
+use adapters_http::fields::messages::{INVALID_EMAIL, password_problem_messages};
 use application::Services;
+use application::use_cases::CreateUserError;
 use domain::EmailAddress;
 use serde_json::json;
 
@@ -9,8 +11,8 @@ pub async fn create(
     app: &Services,
     args: &UserCreateArgs,
 ) -> Result<serde_json::Value, CommandError> {
-    let email =
-        EmailAddress::parse(&args.email).map_err(|e| CommandError(format!("--email: {e}")))?;
+    let email = EmailAddress::parse(&args.email)
+        .map_err(|_| CommandError(format!("--email: {INVALID_EMAIL}")))?;
     let user = app
         .accounts
         .create_user(
@@ -20,10 +22,16 @@ pub async fn create(
             args.verified,
         )
         .await
-        .map_err(CommandError::from_display)?;
+        .map_err(|error| match error {
+            // The policy's messages as the API words them.
+            CreateUserError::Password(problems) => {
+                CommandError(password_problem_messages(&problems).join(" "))
+            }
+            other => CommandError::from_display(other),
+        })?;
     Ok(json!({
         "email": user.email,
         "token": user.token,
-        "install_token": user.install_token,
+        "install_token": user.install_token.as_str(),
     }))
 }

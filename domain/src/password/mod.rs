@@ -1,10 +1,10 @@
 //! The password policy: five rules, every failing one reported, and a
 //! length limit that stops all checking.
 //!
-//! The first four rules and their messages are Django's default validators,
-//! in Django's order: similarity to the account's attributes, minimum length,
-//! common passwords, entirely numeric; the fifth refuses a password of white
-//! space alone. The rules judge the password's NFKC form, so that fullwidth
+//! The first four rules are Django's default validators, in Django's order:
+//! similarity to the account's attributes, minimum length, common passwords,
+//! entirely numeric; the fifth refuses a password of white space alone. The
+//! problems read plainly here; the HTTP edge words them as Django does. The rules judge the password's NFKC form, so that fullwidth
 //! and other compatibility spellings count as the plain letters and digits
 //! they stand for; the password itself is hashed as sent.
 
@@ -33,13 +33,13 @@ pub enum Attribute {
     InstallToken,
 }
 
-impl Attribute {
-    fn verbose_name(self) -> &'static str {
-        match self {
-            Self::Email => "email address",
+impl fmt::Display for Attribute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Email => "e-mail address",
             Self::Name => "name",
             Self::InstallToken => "install token",
-        }
+        })
     }
 }
 
@@ -63,22 +63,12 @@ pub enum PasswordProblem {
 impl fmt::Display for PasswordProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::TooSimilar(attribute) => write!(
-                f,
-                "The password is too similar to the {}.",
-                attribute.verbose_name()
-            ),
-            Self::TooShort => write!(
-                f,
-                "This password is too short. It must contain at least {MIN_LENGTH} characters."
-            ),
-            Self::TooCommon => f.write_str("This password is too common."),
-            Self::EntirelyNumeric => f.write_str("This password is entirely numeric."),
-            Self::EntirelyWhiteSpace => f.write_str("This password is entirely white space."),
-            Self::TooLong => write!(
-                f,
-                "Ensure this field has no more than {MAX_LENGTH} characters."
-            ),
+            Self::TooSimilar(attribute) => write!(f, "too similar to the {attribute}"),
+            Self::TooShort => write!(f, "shorter than {MIN_LENGTH} characters"),
+            Self::TooCommon => f.write_str("too common"),
+            Self::EntirelyNumeric => f.write_str("only digits"),
+            Self::EntirelyWhiteSpace => f.write_str("only white space"),
+            Self::TooLong => write!(f, "longer than {MAX_LENGTH} characters"),
         }
     }
 }
@@ -263,25 +253,21 @@ mod tests {
             check(&numeric, &CONTEXT),
             Err(vec![PasswordProblem::TooLong])
         );
-        assert_eq!(
-            PasswordProblem::TooLong.to_string(),
-            "Ensure this field has no more than 4096 characters."
-        );
     }
 
     #[test]
-    fn messages_are_djangos() {
+    fn problems_read_plainly() {
         assert_eq!(
             PasswordProblem::TooShort.to_string(),
-            "This password is too short. It must contain at least 8 characters."
+            "shorter than 8 characters"
         );
         assert_eq!(
             PasswordProblem::TooSimilar(Attribute::Email).to_string(),
-            "The password is too similar to the email address."
+            "too similar to the e-mail address"
         );
         assert_eq!(
-            PasswordProblem::EntirelyWhiteSpace.to_string(),
-            "This password is entirely white space."
+            PasswordProblem::TooLong.to_string(),
+            "longer than 4096 characters"
         );
     }
 }

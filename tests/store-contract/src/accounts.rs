@@ -6,10 +6,16 @@ use application::ports::{
     AccountRepository, CompletedReset, KeyPurpose, MailedKey, NewAccount, NewEmailKey,
 };
 use domain::secret::SecretHash;
-use domain::{Account, EmailAddress, Timestamp};
+use domain::{Account, EmailAddress, InstallToken, Timestamp};
+
+/// The install token made from `label`: the first 32 hex digits of its SHA-256.
+pub fn install_token(label: &str) -> InstallToken {
+    InstallToken::parse(&SecretHash::of(label).as_str()[..InstallToken::LEN])
+        .expect("hex digits are install token characters")
+}
 
 /// A verified account with a password, created at [`t0`]: its install token
-/// is `install-{email}`, its first API token `token` (when given), and its
+/// is [`install_token`]`("install-{email}")`, its first API token `token` (when given), and its
 /// verification key `key-{email}` (72 hours) goes out in the mail
 /// `mail-{email}`.
 pub fn new_account(email: &str, token: Option<&str>) -> NewAccount {
@@ -18,7 +24,7 @@ pub fn new_account(email: &str, token: Option<&str>) -> NewAccount {
         name: text("Name"),
         password_hash: Some("$argon2id$fake".into()),
         email_verified: true,
-        install_token: format!("install-{email}"),
+        install_token: install_token(&format!("install-{email}")),
         created_time: t0(),
         first_token: token.map(SecretHash::of),
         verification: Some(MailedKey {
@@ -40,7 +46,7 @@ pub fn new_account(email: &str, token: Option<&str>) -> NewAccount {
 }
 
 /// Creates the verified account `{name}@example.com` (install token
-/// `install-{name}`), with no token, key or mail.
+/// [`install_token`]`("install-{name}")`), with no token, key or mail.
 pub async fn account(store: &impl Store, name: &str) -> Account {
     AccountRepository::create(
         store,
@@ -49,7 +55,7 @@ pub async fn account(store: &impl Store, name: &str) -> Account {
             name: text(name),
             password_hash: Some("$argon2id$fake".into()),
             email_verified: true,
-            install_token: format!("install-{name}"),
+            install_token: install_token(&format!("install-{name}")),
             created_time: t0(),
             first_token: None,
             verification: None,
@@ -98,7 +104,7 @@ pub async fn unverified(store: &impl Store) -> Account {
             name: text(""),
             password_hash: None,
             email_verified: false,
-            install_token: "i".repeat(32),
+            install_token: install_token("i"),
             created_time: t0(),
             first_token: None,
             verification: Some(mailed(
@@ -125,12 +131,12 @@ pub async fn store_reset_key(store: &impl Store, account: &Account, key: &str, a
 }
 
 /// A reset completed at `at` with the password hash `hash`; the new install
-/// token is `hash` padded to 32 characters.
+/// token is [`install_token`]`(hash)`.
 pub fn completed(at: Timestamp, hash: &str) -> CompletedReset {
     CompletedReset {
         now: at,
         password_hash: hash.into(),
-        install_token: format!("{hash:x>32}"),
+        install_token: install_token(hash),
     }
 }
 

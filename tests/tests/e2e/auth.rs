@@ -231,7 +231,10 @@ fn logging_in_with_a_form_body_works_as_with_json() {
     );
     let reply = server
         .post("/auth/")
-        .body(&format!("multipart/form-data; boundary={boundary}"), multipart)
+        .body(
+            &format!("multipart/form-data; boundary={boundary}"),
+            multipart,
+        )
         .send();
     new_token(reply.expect_status(201));
     server

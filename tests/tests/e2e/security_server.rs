@@ -118,7 +118,10 @@ fn trickle_chunked(server: &Server, head: &str) -> (String, Duration) {
     });
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
-    (String::from_utf8_lossy(&answer).into_owned(), started.elapsed())
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        started.elapsed(),
+    )
 }
 
 e2e!(a_trickled_chunked_body_gets_408_and_the_connection_closes: sqlite);

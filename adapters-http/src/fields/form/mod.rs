@@ -6,24 +6,11 @@
 
 use super::field::Field;
 use crate::error::{ApiError, FieldErrors};
-use domain::text::TextError;
 use serde_json::{Map, Value, json};
 
 mod lists;
 mod typed_readers;
 mod value_readers;
-
-/// DRF's wording of a domain text problem.
-pub(crate) fn text_error_message(error: TextError) -> String {
-    match error {
-        TextError::Blank => "This field may not be blank.".to_owned(),
-        TextError::TooLong { max } => {
-            format!("Ensure this field has no more than {max} characters.")
-        }
-        TextError::Nul => "Null characters are not allowed.".to_owned(),
-        TextError::BidiControl => "Bidirectional control characters are not allowed.".to_owned(),
-    }
-}
 
 /// Proof that a field's error was recorded in the [`Form`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

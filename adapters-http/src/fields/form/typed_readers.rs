@@ -2,8 +2,9 @@
 //! per kind of field: each gives the field's value in the type that holds
 //! it, or a [`Rejected`] once the field's errors are recorded.
 
-use super::{Form, Rejected, text_error_message};
+use super::{Form, Rejected};
 use crate::fields::field::Field;
+use crate::fields::messages::text_error_message;
 use domain::{BoundedText, EmailAddress};
 
 /// The typed readers. A required reader reports "This field is required."

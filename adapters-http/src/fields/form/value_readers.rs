@@ -2,8 +2,9 @@
 //! reader records the field's errors and gives the value only when it is
 //! valid. The [typed readers](super::typed_readers) build on these.
 
-use super::{Form, text_error_message};
+use super::Form;
 use crate::fields::field::{Field, FieldType};
+use crate::fields::messages::{INVALID_EMAIL, INVALID_UUID, text_error_message};
 use domain::EmailAddress;
 use domain::text::{self, TextError};
 use serde_json::Value;
@@ -130,13 +131,13 @@ impl Form {
             }
             Value::String(text) => match domain::Serial::parse(text.trim()) {
                 Ok(serial) => Some(serial),
-                Err(e) => {
-                    self.error(field.name, e.to_string());
+                Err(_) => {
+                    self.error(field.name, INVALID_UUID);
                     None
                 }
             },
             _ => {
-                self.error(field.name, domain::device::InvalidSerial.to_string());
+                self.error(field.name, INVALID_UUID);
                 None
             }
         }
@@ -148,8 +149,8 @@ impl Form {
         match EmailAddress::parse(&text) {
             Ok(email) if !self.errors.contains_key(field.name) => Some(email),
             Ok(_) => None,
-            Err(e) => {
-                self.error(field.name, e.to_string());
+            Err(_) => {
+                self.error(field.name, INVALID_EMAIL);
                 None
             }
         }

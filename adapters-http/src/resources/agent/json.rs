@@ -48,7 +48,7 @@ pub struct CommandJson {
 impl From<&Command> for CommandJson {
     fn from(command: &Command) -> Self {
         Self {
-            id: command.id.clone(),
+            id: command.id.to_string(),
             action: command.action.code(),
             issued_time: domain::time::format_api(command.issued_time),
         }
@@ -62,7 +62,7 @@ pub(super) fn commands_json(commands: &[Command]) -> Vec<CommandJson> {
 /// The examples' command, as handed out.
 fn example_commands() -> Vec<CommandJson> {
     commands_json(&[Command {
-        id: ex::COMMAND_ID.to_owned(),
+        id: ex::command_id(),
         action: Action::Reboot,
         issued_time: ex::at(ex::ISSUED),
     }])
@@ -115,7 +115,7 @@ mod tests {
             heartbeat_interval: 60,
         });
         let command = Command {
-            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+            id: domain::CommandId::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
             action: Action::Reboot,
             issued_time: chrono::DateTime::UNIX_EPOCH,
         };

@@ -211,7 +211,7 @@ impl From<&CommandView> for CommandRecordJson {
     fn from(view: &CommandView) -> Self {
         let record = &view.record;
         Self {
-            id: record.command.id.clone(),
+            id: record.command.id.to_string(),
             action: record.command.action.code(),
             status: view.state.code(),
             issued_time: format_api(record.command.issued_time),
@@ -229,7 +229,7 @@ impl Described for CommandRecordJson {
         Self::from(&CommandView {
             record: CommandRecord {
                 command: Command {
-                    id: ex::COMMAND_ID.to_owned(),
+                    id: ex::command_id(),
                     action: Action::Reboot,
                     issued_time: ex::at(ex::ISSUED),
                 },
@@ -281,7 +281,7 @@ mod tests {
         );
         assert_described(&PortJson::from(&port));
         let command = Command {
-            id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+            id: domain::CommandId::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
             action: Action::Reboot,
             issued_time: chrono::DateTime::UNIX_EPOCH,
         };

@@ -67,7 +67,9 @@ async fn reboot_queues_a_command_that_lapses_after_ten_minutes() {
     h.commands
         .expect_queue_reboot()
         .withf(|_, id, at, lapse| {
-            id.len() == 36 && *at == now() && *lapse == now() - Duration::minutes(10)
+            CommandId::parse(id.as_str()).as_ref() == Ok(id)
+                && *at == now()
+                && *lapse == now() - Duration::minutes(10)
         })
         .times(1)
         .returning(|_, _, _, _| Ok(true));
@@ -116,9 +118,9 @@ async fn reboot_of_a_missing_device_is_not_found() {
 #[tokio::test]
 async fn the_command_history_is_the_owners_and_says_where_each_stands() {
     use domain::{Action, Command, CommandRecord, CommandState, CommandStatus};
-    let record = |id: &str, minutes_ago: i64, status: Option<CommandStatus>| CommandRecord {
+    let record = |id: u8, minutes_ago: i64, status: Option<CommandStatus>| CommandRecord {
         command: Command {
-            id: id.into(),
+            id: CommandId::from_random_bytes([id; 16]),
             action: Action::Reboot,
             issued_time: now() - Duration::minutes(minutes_ago),
         },
@@ -134,9 +136,9 @@ async fn the_command_history_is_the_owners_and_says_where_each_stands() {
         .times(2)
         .returning(move |_, _| owned.pop().expect("two calls"));
     let records = vec![
-        record("new", 1, None),
-        record("old", 11, None),
-        record("ok", 12, Some(CommandStatus::Done)),
+        record(1, 1, None),
+        record(2, 11, None),
+        record(3, 12, Some(CommandStatus::Done)),
     ];
     h.commands
         .expect_history()

@@ -9,15 +9,23 @@ use mockall::Sequence;
 
 fn reboot() -> Command {
     Command {
-        id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+        id: CommandId::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
         action: Action::Reboot,
         issued_time: now(),
     }
 }
 
+fn install_token() -> InstallToken {
+    InstallToken::parse(&"t".repeat(32)).unwrap()
+}
+
+fn command_id() -> CommandId {
+    CommandId::from_random_bytes([5; 16])
+}
+
 fn request(serial: Option<Serial>) -> InstallRequest {
     InstallRequest {
-        install_token: "t".repeat(32),
+        install_token: install_token(),
         name: text("kitchen"),
         serial,
         machine_type: None,
@@ -29,7 +37,7 @@ async fn install_enrols_in_the_install_tokens_account_with_a_hashed_token() {
     let mut h = Harness::new();
     h.accounts
         .expect_find_by_install_token()
-        .withf(|token| token == "t".repeat(32))
+        .withf(|token| *token == install_token())
         .returning(|_| Ok(Some(account(true, None))));
     let serial = Serial::from_random_bytes([9; 16]);
     let wanted = serial.clone();
@@ -294,7 +302,7 @@ async fn acknowledging_reports_whether_the_command_is_the_devices() {
     h.commands
         .expect_acknowledge()
         .withf(|_, id, outcome, at| {
-            id == "abc" && outcome.status == CommandStatus::Failed && *at == now()
+            *id == command_id() && outcome.status == CommandStatus::Failed && *at == now()
         })
         .returning(|_, _, _, _| Ok(false));
     let outcome = CommandOutcome {
@@ -304,7 +312,7 @@ async fn acknowledging_reports_whether_the_command_is_the_devices() {
     assert!(
         !h.app()
             .fleet
-            .acknowledge(&device(None), "abc", outcome)
+            .acknowledge(&device(None), &command_id(), outcome)
             .await
             .unwrap()
     );

@@ -64,8 +64,8 @@ async fn a_valid_key_and_a_good_password_complete_the_reset() {
             *key == SecretHash::of("k")
                 && reset.now == now()
                 && reset.password_hash == "new-hash"
-                && reset.install_token.len() == 32
-                && reset.install_token != "i".repeat(32)
+                && reset.install_token.as_str().len() == 32
+                && reset.install_token.as_str() != "i".repeat(32)
         })
         .times(1)
         .returning(|_, _| Ok(true));

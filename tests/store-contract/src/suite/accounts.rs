@@ -1,6 +1,6 @@
 //! Accounts and their API tokens.
 
-use crate::{RACERS, Store, account, new_account, race, t0, text};
+use crate::{RACERS, Store, account, install_token, new_account, race, t0, text};
 use application::ports::{AccountRepository, CreateAccountError};
 use domain::EmailAddress;
 use domain::secret::SecretHash;
@@ -172,18 +172,21 @@ pub async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
 pub async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
     let ann = account(&store, "ann").await;
     let rotated = store
-        .replace_install_token(ann.id, "fresh-install-token")
+        .replace_install_token(ann.id, &install_token("fresh-install-token"))
         .await
         .unwrap();
-    assert_eq!(rotated.install_token, "fresh-install-token");
+    assert_eq!(rotated.install_token, install_token("fresh-install-token"));
     assert_eq!(rotated.id, ann.id);
     assert_eq!(
-        store.find_by_install_token("install-ann").await.unwrap(),
+        store
+            .find_by_install_token(&install_token("install-ann"))
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
         store
-            .find_by_install_token("fresh-install-token")
+            .find_by_install_token(&install_token("fresh-install-token"))
             .await
             .unwrap(),
         Some(rotated)
@@ -218,10 +221,16 @@ pub async fn names_passwords_and_keys_are_updated(store: impl Store) {
 pub async fn an_install_token_finds_its_account(store: impl Store) {
     let ann = account(&store, "ann").await;
     let _bob = account(&store, "bob").await;
-    let found = store.find_by_install_token("install-ann").await.unwrap();
+    let found = store
+        .find_by_install_token(&install_token("install-ann"))
+        .await
+        .unwrap();
     assert_eq!(found, Some(ann));
     assert_eq!(
-        store.find_by_install_token("install-nobody").await.unwrap(),
+        store
+            .find_by_install_token(&install_token("install-nobody"))
+            .await
+            .unwrap(),
         None
     );
 }

@@ -2,8 +2,8 @@
 
 use super::commands::seconds;
 use crate::{
-    Store, account, ack, done, enrol, failed, ids, minutes, one_enrolled_device, queue, received,
-    serial, t0, take,
+    Store, account, ack, command_id, done, enrol, failed, ids, label, minutes, one_enrolled_device,
+    queue, received, serial, t0, take,
 };
 use domain::CommandStatus;
 
@@ -54,7 +54,7 @@ pub async fn purging_forgets_commands_issued_before_the_cut(store: impl Store) {
     store.purge_commands(t0() + minutes(1)).await.unwrap();
     assert!(
         !store
-            .acknowledge(&pi, "old", &done(""), t0())
+            .acknowledge(&pi, &command_id("old"), &done(""), t0())
             .await
             .unwrap()
     );
@@ -88,7 +88,7 @@ pub async fn the_history_shows_the_newest_first_with_what_became_of_each(store: 
     assert!(queue(&store, &pi, "waiting", t0() + seconds(20)).await);
 
     let history = store.history(&pi, 100).await.unwrap();
-    let order: Vec<&str> = history.iter().map(|r| r.command.id.as_str()).collect();
+    let order: Vec<String> = history.iter().map(|r| label(&r.command.id)).collect();
     assert_eq!(order, ["waiting", "done-one", "third", "second", "first"]);
     let waiting = &history[0];
     assert_eq!(
@@ -106,7 +106,7 @@ pub async fn the_history_shows_the_newest_first_with_what_became_of_each(store: 
 
     let newest_two = store.history(&pi, 2).await.unwrap();
     assert_eq!(newest_two.len(), 2);
-    assert_eq!(newest_two[0].command.id, "waiting");
+    assert_eq!(newest_two[0].command.id, command_id("waiting"));
     assert!(store.history(&serial(9), 100).await.unwrap().is_empty());
 }
 

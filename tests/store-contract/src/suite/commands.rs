@@ -1,7 +1,7 @@
 //! Commands for devices: queuing reboots and handing commands out, once each even in a race.
 
 use crate::{
-    RACERS, Store, account, account_with_device, ack, done, enrol, ids, lapse, minutes,
+    RACERS, Store, account, account_with_device, ack, command_id, done, enrol, ids, lapse, minutes,
     one_enrolled_device, queue, received, serial, t0, take,
 };
 use domain::Command;
@@ -19,21 +19,21 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
 
     assert!(
         store
-            .queue_reboot(&pi.serial, "c1", t0(), t0() - lapse)
+            .queue_reboot(&pi.serial, &command_id("c1"), t0(), t0() - lapse)
             .await
             .unwrap()
     );
     let soon = t0() + minutes(3);
     assert!(
         !store
-            .queue_reboot(&pi.serial, "c2", soon, soon - lapse)
+            .queue_reboot(&pi.serial, &command_id("c2"), soon, soon - lapse)
             .await
             .unwrap()
     );
     let late = t0() + minutes(11);
     assert!(
         store
-            .queue_reboot(&pi.serial, "c3", late, late - lapse)
+            .queue_reboot(&pi.serial, &command_id("c3"), late, late - lapse)
             .await
             .unwrap()
     );
@@ -49,7 +49,12 @@ pub async fn concurrent_reboots_queue_one_command(store: impl Store) {
             let (store, serial) = (store.clone(), pi.serial.clone());
             tokio::spawn(async move {
                 store
-                    .queue_reboot(&serial, &format!("c{i}"), t0(), t0() - minutes(10))
+                    .queue_reboot(
+                        &serial,
+                        &command_id(&format!("c{i}")),
+                        t0(),
+                        t0() - minutes(10),
+                    )
                     .await
             })
         })
@@ -74,7 +79,7 @@ pub async fn a_reboot_is_queued_once_until_the_last_one_ends_or_lapses(store: im
     assert_eq!(
         handed,
         [Command {
-            id: "c1".into(),
+            id: command_id("c1"),
             action: domain::Action::Reboot,
             issued_time: t0(),
         }]
@@ -137,7 +142,7 @@ pub async fn redelivered_commands_come_oldest_first(store: impl Store) {
     // queuing purposes: queue it with a later lapse boundary.
     assert!(
         store
-            .queue_reboot(&pi, "a-new", t0() + seconds(1), t0())
+            .queue_reboot(&pi, &command_id("a-new"), t0() + seconds(1), t0())
             .await
             .unwrap()
     );
@@ -260,7 +265,7 @@ pub async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
             tokio::spawn(async move {
                 start.wait().await;
                 let queued = store
-                    .queue_reboot(&serial, &format!("c{i}"), t0(), t0() - lapse())
+                    .queue_reboot(&serial, &command_id(&format!("c{i}")), t0(), t0() - lapse())
                     .await;
                 (i, queued)
             })
