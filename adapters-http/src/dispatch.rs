@@ -9,7 +9,7 @@ use crate::body::PARSES;
 use crate::error::ApiError;
 use crate::extract::{Access, authenticate};
 use crate::fields::actions_entry;
-use crate::routes::{self, Route};
+use crate::route_table::{self, Route};
 use crate::state::HttpState;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
@@ -25,7 +25,7 @@ use std::time::Instant;
 /// duration.
 pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse, actix_web::Error> {
     let started = Instant::now();
-    let route = routes::find(req.path());
+    let route = route_table::find(req.path());
     let (method, path) = (req.method().clone(), loggable_path(route, req.path()));
     if let Some(route) = route {
         route.capture(req.match_info_mut());
@@ -103,7 +103,7 @@ async fn serve(
 fn redirect_to_slash(req: &HttpRequest) -> Result<HttpResponse, ApiError> {
     let path = req.path();
     let with_slash = format!("{path}/");
-    if path.ends_with('/') || routes::find(&with_slash).is_none() {
+    if path.ends_with('/') || route_table::find(&with_slash).is_none() {
         return Err(ApiError::NotFound);
     }
     let location = match req.uri().query() {

@@ -4,35 +4,36 @@
 //! ordinary actix routes first; every other request goes to the API's
 //! [dispatcher](dispatch::dispatch), which applies the conventions of
 //! `docs/api.md` (Django REST Framework's) that must come before a handler,
-//! then hands it to the endpoint from the [route table](routes). Each API
+//! then hands it to the endpoint from the [route table](route_table). Each API
 //! resource is one module of [`resources`]: its routes, typed bodies, typed
 //! answers and handlers, whose [extractors](extract) give them the caller,
 //! the path, the query and the body already checked. Errors become DRF-style
 //! bodies in [`error`] only.
 
-pub mod answer;
-pub mod auth;
+mod answer;
+mod auth;
 mod background;
-pub mod body;
-pub mod description;
-pub mod dispatch;
-pub mod error;
-pub mod extract;
-pub mod fields;
+mod body;
+mod description;
+mod dispatch;
+mod error;
+mod extract;
+mod fields;
 mod home;
-pub mod long_polls;
-pub mod mail_links;
-pub mod openapi;
+mod long_polls;
+mod mail_links;
+mod openapi;
 mod pages;
-pub mod resources;
-pub mod route_table;
-pub mod routes;
-pub mod state;
+mod resources;
+mod route;
+mod route_table;
+mod state;
 #[cfg(test)]
 mod tests;
-pub mod throttle;
+mod throttle;
 mod unread_body;
 
+pub use fields::messages;
 pub use mail_links::HttpMailLinks;
 pub use resources::devices::DeviceJson;
 pub use state::HttpState;

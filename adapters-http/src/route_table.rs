@@ -1,329 +1,159 @@
-//! What a route is: a path, its methods, and for each the handler with what
-//! its signature says (who may call, the body's fields, the query, the
-//! answer), and beside it what the OpenAPI document says of it (operation
-//! id, summary, tag, parameters, documented failures, examples). The
-//! dispatcher, the OPTIONS metadata and the OpenAPI document all read these
-//! descriptions.
+//! The route table: every resource's routes, in the order paths are
+//! matched. It drives the dispatcher, the OPTIONS metadata and the OpenAPI
+//! document alike.
 
-use crate::answer::Answer;
-use crate::auth::Scheme;
-use crate::description::{Described, Parameter, Reply, Tag, error_json, to_json};
-use crate::error::ApiError;
-use crate::extract::{Access, Extractor};
-use crate::fields::{Field, ToForm, reads_back};
-use actix_web::dev::{Payload, ResourceDef};
-use actix_web::http::Method;
-use actix_web::{Handler, HttpRequest, HttpResponse, ResponseError};
-use futures_util::future::LocalBoxFuture;
-use serde_json::{Map, Value};
+use crate::resources::{
+    accounts, agent, auth, devices, docs, enrolment, password_reset, profile, verification,
+};
+use std::sync::LazyLock;
 
-/// A handler with its arguments extracted and its answer rendered.
-type Serve =
-    Box<dyn Fn(HttpRequest, Payload) -> LocalBoxFuture<'static, HttpResponse> + Send + Sync>;
+pub use crate::description::{ReplyBody, Tag};
+pub use crate::extract::Access;
+pub use crate::route::{Endpoint, Route};
 
-/// One method of a route.
-pub struct Endpoint {
-    /// The HTTP method.
-    pub method: Method,
-    /// The operation's name in the OpenAPI document, the one client
-    /// generators give its function (`login`, `getDevice`, …).
-    pub operation_id: &'static str,
-    /// Who may call it: read from its handler's arguments.
-    pub access: Access,
-    /// Its body fields, listed under `actions` in OPTIONS; `None` for no body.
-    pub fields: Option<&'static [Field]>,
-    /// Rate limited per client address (`docs/api.md`, Throttling).
-    pub throttled: bool,
-    /// One line on what it does.
-    pub summary: &'static str,
-    /// Its answer on success: read from its handler's return type.
-    pub reply: Reply,
-    /// Its query parameters.
-    pub query: &'static [Field],
-    /// The failures particular to it (403, 404, …); those every endpoint of
-    /// its kind can meet are added by the OpenAPI document.
-    pub failures: &'static [u16],
-    /// The answer the document shows on success, when the answer type's own
-    /// example does not fit the operation (a `Detail` says what happened).
-    pub answer_example: Option<Value>,
-    /// The body the document shows a client sending.
-    pub request_example: Option<RequestExample>,
-    /// The 400 answer the document shows, when the operation has its own.
-    pub bad_request_example: Option<Value>,
-    serve: Serve,
+/// Sorted by pattern: a literal segment sorts before a `{param}` (`{` comes
+/// after every letter), so `/verify-email/resend/` is matched before
+/// `/verify-email/{key}/`.
+static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+    let mut routes: Vec<Route> = [
+        agent::routes(),
+        auth::routes(),
+        accounts::routes(),
+        devices::routes(),
+        docs::routes(),
+        enrolment::routes(),
+        profile::routes(),
+        password_reset::routes(),
+        verification::routes(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    routes.sort_by_key(|route| route.pattern);
+    routes
+});
+
+/// Every route, in the order paths are matched.
+pub fn all() -> &'static [Route] {
+    &ROUTES
 }
 
-/// An example of a request body: a value of the body type, written back as
-/// the JSON object a client sends.
-pub struct RequestExample {
-    /// The JSON object.
-    pub body: Map<String, Value>,
-    /// The fields of the body type it is a value of.
-    pub fields: &'static [Field],
-    /// Whether the body type reads the object back without an error.
-    pub reads_back: fn(&Map<String, Value>) -> bool,
+/// Finds the route for a path.
+pub fn find(path: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|route| route.matches(path))
 }
 
-impl Endpoint {
-    /// An endpoint served by `handler`, described by its signature.
-    pub fn new<F, Args, A>(
-        method: Method,
-        operation_id: &'static str,
-        summary: &'static str,
-        handler: F,
-    ) -> Self
-    where
-        F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
-        Args: Extractor + 'static,
-        A: Answer + 'static,
-    {
-        let needs = Args::NEEDS;
-        let serve: Serve = Box::new(move |req, mut payload| {
-            let handler = handler.clone();
-            Box::pin(async move {
-                let args = match Args::from_request(&req, &mut payload).await {
-                    Ok(args) => args,
-                    Err(error) => {
-                        let error: actix_web::Error = error.into();
-                        return error.error_response();
-                    }
-                };
-                match handler.call(args).await {
-                    Ok(answer) => answer.respond(&req),
-                    Err(error) => error.error_response(),
-                }
-            })
-        });
-        Self {
-            method,
-            operation_id,
-            access: needs.access,
-            fields: needs.fields,
-            throttled: false,
-            summary,
-            reply: A::REPLY,
-            query: needs.query,
-            failures: &[],
-            answer_example: None,
-            request_example: None,
-            bad_request_example: None,
-            serve,
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Scheme;
+    use actix_web::dev::{Path, Url};
+    use actix_web::http::Uri;
 
-    /// Whether it reads a JSON body.
-    pub fn takes_body(&self) -> bool {
-        [Method::POST, Method::PUT, Method::PATCH].contains(&self.method)
-    }
-
-    /// Serves a request the dispatcher has let through.
-    pub(crate) fn call(
-        &self,
-        req: HttpRequest,
-        payload: Payload,
-    ) -> LocalBoxFuture<'static, HttpResponse> {
-        (self.serve)(req, payload)
-    }
-}
-
-/// One path of the API.
-pub struct Route {
-    /// The path, with `{param}` segments.
-    pub pattern: &'static str,
-    /// The view name shown by OPTIONS.
-    pub name: &'static str,
-    /// The description shown by OPTIONS.
-    pub description: &'static str,
-    /// Its methods.
-    pub endpoints: Vec<Endpoint>,
-    /// The group the OpenAPI document lists its operations under; `None`
-    /// leaves the route out of the document (the docs' own pages).
-    pub tag: Option<Tag>,
-    /// Its path parameters and its methods' query parameters.
-    pub parameters: Vec<Parameter>,
-    /// The pattern as actix's router matches it.
-    resource: ResourceDef,
-}
-
-impl Route {
-    /// A route of the OpenAPI document, listed under `tag`, with no methods yet.
-    pub fn new(
-        tag: Tag,
-        pattern: &'static str,
-        name: &'static str,
-        description: &'static str,
-    ) -> Self {
-        Self {
-            tag: Some(tag),
-            ..Self::undocumented(pattern, name, description)
-        }
-    }
-
-    /// A route the OpenAPI document leaves out, with no methods yet.
-    pub fn undocumented(
-        pattern: &'static str,
-        name: &'static str,
-        description: &'static str,
-    ) -> Self {
-        Self {
-            pattern,
-            name,
-            description,
-            endpoints: Vec::new(),
-            tag: None,
-            parameters: Vec::new(),
-            resource: ResourceDef::new(pattern),
-        }
-    }
-
-    /// Adds a method served by `handler`, named `operation_id` in the
-    /// OpenAPI document.
-    pub fn method<F, Args, A>(
-        mut self,
-        method: Method,
-        operation_id: &'static str,
-        summary: &'static str,
-        handler: F,
-    ) -> Self
-    where
-        F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
-        Args: Extractor + 'static,
-        A: Answer + 'static,
-    {
-        self.endpoints
-            .push(Endpoint::new(method, operation_id, summary, handler));
-        self
-    }
-
-    /// Describes a parameter of the path or of a method's query.
-    pub fn parameter(mut self, parameter: Parameter) -> Self {
-        self.parameters.push(parameter);
-        self
-    }
-
-    /// Shows `example` as the last method's answer on success.
-    pub fn answer_example(mut self, example: impl Described) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.answer_example = Some(to_json(&example));
-        }
-        self
-    }
-
-    /// Shows `body`, a value of the last method's body type, as its request.
-    pub fn request_example<B: ToForm>(mut self, body: B) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.request_example = Some(RequestExample {
-                body: body.to_form(),
-                fields: B::FIELDS,
-                reads_back: reads_back::<B>,
-            });
-        }
-        self
-    }
-
-    /// Shows `error`'s body as the last method's own 400 answer.
-    pub fn bad_request_example(mut self, error: &ApiError) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.bad_request_example = Some(error_json(error));
-        }
-        self
-    }
-
-    /// Marks the last method added as rate limited per client address.
-    pub fn throttled(mut self) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.throttled = true;
-        }
-        self
-    }
-
-    /// Sets the failures particular to the last method added.
-    pub fn fails(mut self, failures: &'static [u16]) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.failures = failures;
-        }
-        self
-    }
-
-    /// The endpoint serving `method`; HEAD is served by GET.
-    pub fn endpoint(&self, method: &Method) -> Option<&Endpoint> {
-        let wanted = if method == Method::HEAD {
-            &Method::GET
-        } else {
-            method
-        };
-        self.endpoints.iter().find(|e| e.method == wanted)
-    }
-
-    /// Whether every method needs credentials.
-    pub fn is_protected(&self) -> bool {
-        self.endpoints.iter().all(|e| e.access != Access::Public)
-    }
-
-    /// The credentials the route reads: devices' on agent routes, users' elsewhere.
-    pub fn scheme(&self) -> Scheme {
-        if self.endpoints.iter().any(|e| e.access == Access::Device) {
-            Scheme::Device
-        } else {
-            Scheme::Token
-        }
-    }
-
-    /// The `Allow` header: the route's methods in the documented order (docs/api.md).
-    pub fn allow(&self) -> String {
-        let has = |m: &Method| self.endpoints.iter().any(|e| e.method == m);
-        let order = [
-            (Method::GET, "GET"),
-            (Method::POST, "POST"),
-            (Method::PUT, "PUT"),
-            (Method::PATCH, "PATCH"),
-            (Method::DELETE, "DELETE"),
-        ];
-        let mut methods: Vec<&str> = order
+    /// The route of a path, with the `{param}` values it captures.
+    fn route_and_params(path: &str) -> Option<(&'static Route, Vec<(String, String)>)> {
+        let route = find(path)?;
+        let mut match_info = Path::new(Url::new(Uri::try_from(path).unwrap()));
+        route.capture(&mut match_info);
+        let params = match_info
             .iter()
-            .filter(|(m, _)| has(m))
-            .map(|(_, n)| *n)
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
             .collect();
-        if has(&Method::GET) {
-            methods.push("HEAD");
+        Some((route, params))
+    }
+
+    #[test]
+    fn allow_lists_methods_in_the_contract_order() {
+        let profile = find("/profile/").unwrap();
+        assert_eq!(profile.allow(), "GET, PUT, PATCH, HEAD, OPTIONS");
+        let auth = find("/auth/").unwrap();
+        assert_eq!(auth.allow(), "POST, DELETE, OPTIONS");
+    }
+
+    #[test]
+    fn parameters_are_captured_by_name_and_slashes_matter() {
+        let (route, params) = route_and_params("/devices/abc/reboot/").unwrap();
+        assert_eq!(route.pattern, "/devices/{serial}/reboot/");
+        assert_eq!(params, [("serial".to_owned(), "abc".to_owned())]);
+        assert!(find("/devices/abc/reboot").is_none());
+        assert!(find("/devices//").is_none());
+        assert!(find("/nothing/").is_none());
+    }
+
+    #[test]
+    fn agent_routes_read_device_credentials_and_the_others_user_tokens() {
+        for path in [
+            "/agent/heartbeat/",
+            "/agent/commands/",
+            "/agent/commands/x/ack/",
+        ] {
+            let route = find(path).unwrap();
+            assert_eq!(route.scheme(), Scheme::Device, "{path}");
+            assert!(route.is_protected(), "{path}");
         }
-        methods.push("OPTIONS");
-        methods.join(", ")
+        for path in ["/install/", "/devices/", "/auth/"] {
+            assert_eq!(find(path).unwrap().scheme(), Scheme::Token, "{path}");
+        }
+        assert!(!find("/install/").unwrap().is_protected());
+        assert_eq!(
+            find("/devices/x/").unwrap().allow(),
+            "GET, PUT, PATCH, DELETE, HEAD, OPTIONS"
+        );
     }
 
-    /// Whether a request path is this route's.
-    pub fn matches(&self, path: &str) -> bool {
-        self.resource.is_match(path)
+    #[test]
+    fn resend_is_never_taken_for_a_key() {
+        let (resend, params) = route_and_params("/verify-email/resend/").unwrap();
+        assert_eq!(resend.pattern, "/verify-email/resend/");
+        assert!(params.is_empty());
+        assert_eq!(resend.allow(), "POST, OPTIONS");
+        let (link, params) = route_and_params("/verify-email/abc/").unwrap();
+        assert_eq!(link.pattern, "/verify-email/{key}/");
+        assert_eq!(params, [("key".to_owned(), "abc".to_owned())]);
     }
 
-    /// Records the `{param}` values of the request's path in its match
-    /// info, as actix's router does for its own routes.
-    pub(crate) fn capture(&self, match_info: &mut actix_web::dev::Path<actix_web::dev::Url>) {
-        self.resource.capture_match_info(match_info);
+    #[test]
+    fn only_unauthenticated_writes_are_throttled() {
+        let mut throttled: Vec<String> = ROUTES
+            .iter()
+            .flat_map(|r| {
+                r.endpoints
+                    .iter()
+                    .filter(|e| e.throttled)
+                    .map(move |e| format!("{} {}", e.method, r.pattern))
+            })
+            .collect();
+        throttled.sort();
+        assert_eq!(
+            throttled,
+            [
+                "GET /verify-email/{key}/",
+                "POST /auth/",
+                "POST /install/",
+                "POST /register/",
+                "POST /reset-password/",
+                "POST /reset-password/confirm/",
+                "POST /verify-email/",
+                "POST /verify-email/resend/",
+            ]
+        );
+    }
+
+    #[test]
+    fn access_comes_from_the_handlers_arguments() {
+        let access = |path: &str, method: &str| {
+            let route = find(path).unwrap();
+            route
+                .endpoints
+                .iter()
+                .find(|e| e.method.as_str() == method)
+                .map(|e| e.access)
+                .unwrap()
+        };
+        assert_eq!(access("/devices/", "GET"), Access::User);
+        assert_eq!(access("/auth/", "POST"), Access::Public);
+        assert_eq!(access("/auth/", "DELETE"), Access::User);
+        assert_eq!(access("/agent/heartbeat/", "POST"), Access::Device);
+        assert_eq!(access("/reset-password/", "POST"), Access::Public);
     }
 }
-
-/// Adds one method per HTTP verb to [`Route`]: `.get(operation_id, summary, handler)`, ….
-macro_rules! verbs {
-    ($($verb:ident => $method:ident),+) => {
-        impl Route {
-            $(
-                #[doc = concat!("Adds the `", stringify!($method), "` method, served by `handler`.")]
-                pub fn $verb<F, Args, A>(
-                    self,
-                    operation_id: &'static str,
-                    summary: &'static str,
-                    handler: F,
-                ) -> Self
-                where
-                    F: Handler<Args, Output = Result<A, ApiError>> + Send + Sync,
-                    Args: Extractor + 'static,
-                    A: Answer + 'static,
-                {
-                    self.method(Method::$method, operation_id, summary, handler)
-                }
-            )+
-        }
-    };
-}
-verbs!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);

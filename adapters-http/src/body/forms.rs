@@ -9,6 +9,7 @@ use actix_web::error::PayloadError;
 use actix_web::web::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// One value of a form: text, or an uploaded file (never valid text).
 pub(crate) enum FormValue {
@@ -66,21 +67,65 @@ fn multipart_error(error: actix_multipart::MultipartError) -> ApiError {
 /// The values of a form (or a query string) as the field engine reads
 /// them: the last of repeated names counts; for a declared field, text that
 /// spells a whole number or a boolean becomes one, as DRF's `IntegerField`
-/// and `BooleanField` accept it; anything else stays text.
+/// and `BooleanField` accept it; anything else stays text. A list of
+/// objects is spelled as DRF's HTML parsing reads it, an entry's fields
+/// named `<list>[<index>]<field>` (`ports[0]port=22&ports[0]protocol=tcp`);
+/// a list field's plain name carries nothing (DRF ignores it too).
 pub(crate) fn typed_values(
     pairs: impl IntoIterator<Item = (String, FormValue)>,
     fields: &[Field],
 ) -> Map<String, Value> {
     let mut values = Map::new();
+    let mut lists: BTreeMap<&str, BTreeMap<u64, Map<String, Value>>> = BTreeMap::new();
     for (name, value) in pairs {
-        let kind = fields.iter().find(|f| f.name == name).map(|f| f.kind);
+        if let Some((list, index, child, value)) = list_entry(&name, &value, fields) {
+            lists
+                .entry(list)
+                .or_default()
+                .entry(index)
+                .or_default()
+                .insert(child, value);
+            continue;
+        }
+        let field = fields.iter().find(|f| f.name == name);
+        if field.is_some_and(|f| f.kind == FieldType::List) {
+            continue;
+        }
         let value = match value {
-            FormValue::Text(text) => typed(text, kind),
+            FormValue::Text(text) => typed(text, field.map(|f| f.kind)),
             FormValue::File => Value::Object(Map::new()),
         };
         values.insert(name, value);
     }
+    for (list, entries) in lists {
+        let entries = entries.into_values().map(Value::Object).collect();
+        values.insert(list.to_owned(), Value::Array(entries));
+    }
     values
+}
+
+/// `<list>[<index>]<child>` of a declared list field: the list's name, the
+/// index, the child's name and its typed value.
+fn list_entry(
+    name: &str,
+    value: &FormValue,
+    fields: &[Field],
+) -> Option<(&'static str, u64, String, Value)> {
+    let (list, rest) = name.split_once('[')?;
+    let (index, child) = rest.split_once(']')?;
+    let field = fields
+        .iter()
+        .find(|f| f.name == list && f.kind == FieldType::List)?;
+    let index = index.parse::<u64>().ok()?;
+    let kind = field
+        .children
+        .and_then(|children| children.iter().find(|c| c.name == child))
+        .map(|c| c.kind);
+    let value = match value {
+        FormValue::Text(text) => typed(text.clone(), kind),
+        FormValue::File => Value::Object(Map::new()),
+    };
+    Some((field.name, index, child.to_owned(), value))
 }
 
 fn typed(text: String, kind: Option<FieldType>) -> Value {

@@ -105,3 +105,23 @@ async fn json_must_be_an_object_and_other_media_types_are_refused() {
 async fn an_empty_body_of_any_media_type_is_an_empty_object() {
     assert!(parse("text/plain", b"").await.unwrap().is_empty());
 }
+
+#[actix_web::test]
+async fn a_list_of_objects_is_read_from_indexed_names_as_drf_reads_html_forms() {
+    const PORT_FIELDS: &[Field] = &[Field::integer("port", "Port"), Field::text("name", "Name")];
+    const FIELDS_WITH_LIST: &[Field] = &[Field::list("ports", "Ports", PORT_FIELDS)];
+    let (req, payload) = TestRequest::post()
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload(
+            "ports=ignored&ports[1]port=80&ports[0]port=22&ports[0]name=ssh&ports[x]port=1",
+        )
+        .to_http_parts();
+    let object = read_object(&req, payload, FIELDS_WITH_LIST).await.unwrap();
+    assert_eq!(
+        Value::Object(object),
+        json!({
+            "ports": [{"port": 22, "name": "ssh"}, {"port": 80}],
+            "ports[x]port": "1"
+        })
+    );
+}

@@ -204,7 +204,9 @@ impl Field {
         }
     }
 
-    /// The same field, bounded.
+    /// The same field, bounded (the API's fields take their bound from
+    /// their domain type: [`bounded`](Self::bounded)).
+    #[cfg(test)]
     pub const fn max(self, max_length: usize) -> Self {
         Self {
             max_length: Some(max_length),

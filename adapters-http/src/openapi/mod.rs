@@ -1,5 +1,5 @@
 //! The OpenAPI 3.1 document of the API, built with utoipa's typed model from
-//! the [route table](crate::routes) and the [field descriptions](crate::fields):
+//! the [route table](crate::route_table) and the [field descriptions](crate::fields):
 //! the same descriptions that validate bodies and answer OPTIONS, so the
 //! document cannot drift from what the server does.
 
@@ -8,7 +8,7 @@ mod schemas;
 #[cfg(test)]
 mod tests;
 
-use crate::routes::{self, Access, Endpoint, Route, Tag};
+use crate::route_table::{self, Access, Endpoint, Route, Tag};
 use actix_web::http::Method;
 use schemas::Direction;
 use serde_json::Value;
@@ -36,7 +36,7 @@ pub fn document_json() -> &'static str {
 /// The whole document.
 pub fn document() -> OpenApi {
     let mut paths = PathsBuilder::new();
-    for route in routes::all() {
+    for route in route_table::all() {
         let Some(tag) = route.tag else { continue };
         if let Some(item) = path_item(route, tag) {
             // Our patterns already use OpenAPI's `{param}` syntax.

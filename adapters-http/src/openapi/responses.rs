@@ -9,7 +9,7 @@ use crate::auth::Scheme;
 use crate::description::{AnswerObject, error_json, to_json};
 use crate::error::{ApiError, NON_FIELD_ERRORS};
 use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS};
-use crate::routes::{Endpoint, ReplyBody};
+use crate::route_table::{Endpoint, ReplyBody};
 use serde_json::Value;
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};

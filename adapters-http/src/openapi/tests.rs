@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 /// The documented routes with their tag.
 fn documented() -> impl Iterator<Item = (&'static Route, Tag)> {
-    routes::all()
+    route_table::all()
         .iter()
         .filter_map(|route| route.tag.map(|tag| (route, tag)))
 }

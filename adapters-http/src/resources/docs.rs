@@ -5,7 +5,7 @@
 use crate::answer::Page;
 use crate::error::ApiError;
 use crate::extract::FilePath;
-use crate::route_table::Route;
+use crate::route::Route;
 use actix_web::HttpResponse;
 use actix_web::http::header::{self, ContentType};
 use actix_web::web::Data;

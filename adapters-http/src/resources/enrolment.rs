@@ -7,7 +7,7 @@ use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Submitted};
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
-use crate::route_table::Route;
+use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::{InstallError, InstallRequest};

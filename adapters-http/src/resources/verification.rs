@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::extract::{KeyPath, Valid, WantsHtml};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::pages;
-use crate::route_table::Route;
+use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::use_cases::VerifyEmailError;

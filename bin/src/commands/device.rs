@@ -1,7 +1,7 @@
 use crate::CommandError;
 use crate::cli::DeviceAddArgs;
 use adapters_http::DeviceJson;
-use adapters_http::fields::messages::{INVALID_EMAIL, INVALID_UUID};
+use adapters_http::messages::{INVALID_EMAIL, INVALID_UUID};
 use application::Services;
 use application::use_cases::DeviceSpec;
 use domain::{DeviceFacts, EmailAddress, MachineType, Serial};

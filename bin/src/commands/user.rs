@@ -1,6 +1,6 @@
 use crate::CommandError;
 use crate::cli::UserCreateArgs;
-use adapters_http::fields::messages::{INVALID_EMAIL, password_problem_messages};
+use adapters_http::messages::{INVALID_EMAIL, password_problem_messages};
 use application::Services;
 use application::use_cases::CreateUserError;
 use domain::EmailAddress;

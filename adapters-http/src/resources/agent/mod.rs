@@ -3,9 +3,7 @@
 
 mod json;
 
-pub use json::{
-    COMMAND_LIST_SCHEMA, CommandJson, CommandListJson, HEARTBEAT_REPLY_SCHEMA, HeartbeatReplyJson,
-};
+pub use json::{COMMAND_LIST_SCHEMA, CommandListJson, HEARTBEAT_REPLY_SCHEMA, HeartbeatReplyJson};
 
 use super::devices::{PORT_FIELDS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
 use super::enrolment::{MACHINE_TYPE, machine_type};
@@ -15,7 +13,7 @@ use crate::description::{Parameter, Tag, to_json};
 use crate::error::ApiError;
 use crate::extract::{Agent, CommandIdPath, Query, Valid};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::route_table::Route;
+use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::http::Method;
 use actix_web::web::Data;

@@ -14,7 +14,7 @@ use crate::description::{Parameter, Tag};
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, SerialPath, User, Valid};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::route_table::Route;
+use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::ports::DeviceChanges;
