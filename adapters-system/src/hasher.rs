@@ -1,30 +1,38 @@
-//! Argon2id password hashing on the blocking pool, with bounded concurrency
-//! and a bounded queue.
+//! Argon2id password hashing on a fixed set of threads, each reusing its
+//! own Argon2 memory, with bounded concurrency and a bounded queue.
+
+mod phc;
+mod threads;
 
 use application::StoreError;
 use application::ports::PasswordHasher;
-use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::Params;
+use argon2::password_hash::SaltString;
 use async_trait::async_trait;
+use phc::Memory;
 use rand::rngs::OsRng;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::sync::Semaphore;
+use threads::HashingThreads;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
-/// How many hashes may wait for a free slot by default.
+/// How many hashes may wait for a slot by default.
 pub const DEFAULT_MAX_QUEUE: usize = 32;
 
 /// Argon2id with OWASP's recommended parameters (19 MiB, 2 passes, 1 lane).
 ///
-/// Hashes run on tokio's blocking pool, at most `parallelism` at a time, so a
-/// burst of logins queues here instead of occupying every core and every
-/// async worker: other requests keep being served. At most `max_queue`
-/// hashes wait for a slot; one more is refused at once as
-/// [busy](StoreError::busy), so a flood of requests cannot make every other
-/// login wait behind it.
+/// Hashes run on `parallelism` threads of their own, one hash per thread at a
+/// time, so a burst of logins queues here instead of occupying every core and
+/// every async worker: other requests keep being served. Each thread hashes
+/// in the same Argon2 memory every time, allocated on its first hash, so the
+/// memory hashing takes is bounded by `parallelism` × 19 MiB however long a
+/// login storm lasts. At most `max_queue` hashes wait for a slot; one more is
+/// refused at once as [busy](StoreError::busy), so a flood of requests cannot
+/// make every other login wait behind it.
 #[derive(Clone)]
 pub struct Argon2Hasher {
-    argon2: Argon2<'static>,
+    params: Params,
+    threads: Arc<HashingThreads>,
     permits: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
     max_queue: usize,
@@ -48,6 +56,12 @@ impl Argon2Hasher {
         self.waiting.load(Ordering::Relaxed)
     }
 
+    /// How many Argon2 memories the hashing threads hold: one per thread
+    /// that has hashed so far, never more than `parallelism`.
+    pub fn memories(&self) -> usize {
+        self.threads.allocations()
+    }
+
     /// Cheap parameters, for this crate's tests.
     #[cfg(test)]
     fn fast_for_tests() -> Self {
@@ -57,15 +71,18 @@ impl Argon2Hasher {
     }
 
     fn with_params(params: Params, parallelism: usize) -> Self {
-        let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
+        // The first thread's memory makes the dummy hash, then keeps serving.
+        let mut first = Memory::new(&params, Arc::new(AtomicUsize::new(0)));
         let salt = SaltString::generate(&mut OsRng);
-        let dummy_hash = argon2
-            .hash_password(b"devmgr-dummy-password", &salt)
-            .expect("hashing a fixed password with valid parameters succeeds")
-            .to_string();
+        let dummy_hash = phc::hash(&params, b"devmgr-dummy-password", &salt, &mut first)
+            .expect("hashing a fixed password with valid parameters succeeds");
+        let parallelism = parallelism.max(1);
+        let threads = HashingThreads::start(parallelism, first)
+            .expect("the password hashing threads can be started");
         Self {
-            argon2,
-            permits: Arc::new(Semaphore::new(parallelism.max(1))),
+            params,
+            threads: Arc::new(threads),
+            permits: Arc::new(Semaphore::new(parallelism)),
             waiting: Arc::new(AtomicUsize::new(0)),
             max_queue: DEFAULT_MAX_QUEUE,
             dummy_hash: dummy_hash.into(),
@@ -74,8 +91,8 @@ impl Argon2Hasher {
 
     /// A slot to hash in: at once when one is free, else after waiting in
     /// the queue, unless the queue is full.
-    async fn slot(&self) -> Result<tokio::sync::SemaphorePermit<'_>, StoreError> {
-        if let Ok(permit) = self.permits.try_acquire() {
+    async fn slot(&self) -> Result<OwnedSemaphorePermit, StoreError> {
+        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
             return Ok(permit);
         }
         let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
@@ -84,18 +101,29 @@ impl Argon2Hasher {
             return Err(StoreError::busy("the password hashing queue is full"));
         }
         self.permits
-            .acquire()
+            .clone()
+            .acquire_owned()
             .await
             .map_err(|e| StoreError::new("password hashing is shutting down", e))
     }
 
+    /// Runs `work` on a hashing thread once a slot is free. The slot stays
+    /// taken until the work is done, even if the request that asked for it
+    /// is gone, so no more hashes run at once than there are threads.
     async fn run<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&Argon2<'static>) -> T + Send + 'static,
+        work: impl FnOnce(&Params, &mut Memory) -> T + Send + 'static,
     ) -> Result<T, StoreError> {
-        let _permit = self.slot().await?;
-        let argon2 = self.argon2.clone();
-        tokio::task::spawn_blocking(move || work(&argon2))
+        let permit = self.slot().await?;
+        let params = self.params.clone();
+        let (reply, answer) = oneshot::channel();
+        self.threads
+            .submit(Box::new(move |memory| {
+                let _ = reply.send(work(&params, memory));
+                drop(permit);
+            }))
+            .map_err(StoreError::message)?;
+        answer
             .await
             .map_err(|e| StoreError::new("password hashing task failed", e))
     }
@@ -114,11 +142,9 @@ impl Drop for LeaveQueue<'_> {
 impl PasswordHasher for Argon2Hasher {
     async fn hash(&self, password: &str) -> Result<String, StoreError> {
         let password = password.to_owned();
-        self.run(move |argon2| {
+        self.run(move |params, memory| {
             let salt = SaltString::generate(&mut OsRng);
-            argon2
-                .hash_password(password.as_bytes(), &salt)
-                .map(|hash| hash.to_string())
+            phc::hash(params, password.as_bytes(), &salt, memory)
                 .map_err(|e| StoreError::message(format!("password hashing failed: {e}")))
         })
         .await?
@@ -127,13 +153,10 @@ impl PasswordHasher for Argon2Hasher {
     async fn verify(&self, password: &str, hash: Option<String>) -> Result<bool, StoreError> {
         let password = password.to_owned();
         let known = hash.is_some();
+        // Unknown accounts check the dummy hash: the same work as a real one.
         let hash = hash.unwrap_or_else(|| self.dummy_hash.to_string());
         let matches = self
-            .run(move |argon2| {
-                PasswordHash::new(&hash)
-                    .map(|parsed| argon2.verify_password(password.as_bytes(), &parsed).is_ok())
-                    .unwrap_or(false)
-            })
+            .run(move |_, memory| phc::verify(password.as_bytes(), &hash, memory))
             .await?;
         Ok(known && matches)
     }
@@ -192,6 +215,61 @@ mod tests {
         assert_eq!(busy, 5, "1 hashing + 2 queued of 8");
         assert_eq!(hasher.queue_length(), 0);
         assert!(hasher.hash("pw").await.is_ok());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_burst_of_hashes_reuses_one_memory_per_thread() {
+        let hasher = Argon2Hasher::fast_for_tests().with_max_queue(64);
+        assert_eq!(
+            hasher.memories(),
+            1,
+            "the dummy hash's, kept by the first thread"
+        );
+        let burst: Vec<_> = (0..40)
+            .map(|i| {
+                let hasher = hasher.clone();
+                tokio::spawn(async move {
+                    let password = format!("password-{i}");
+                    let hash = hasher.hash(&password).await.unwrap();
+                    assert!(hasher.verify(&password, Some(hash.clone())).await.unwrap());
+                    assert!(!hasher.verify("wrong", Some(hash)).await.unwrap());
+                    assert!(!hasher.verify(&password, None).await.unwrap());
+                })
+            })
+            .collect();
+        for hashing in burst {
+            hashing.await.unwrap();
+        }
+        let memories = hasher.memories();
+        assert!(
+            (1..=2).contains(&memories),
+            "{memories} memories for 2 threads"
+        );
+    }
+
+    #[tokio::test]
+    async fn hashes_are_interchangeable_with_the_argon2_crate() {
+        use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier};
+        let hasher = Argon2Hasher::fast_for_tests();
+        let ours = hasher.hash("correct-horse").await.unwrap();
+        let standard = argon2::Argon2::default();
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(standard.verify_password(b"correct-horse", &parsed).is_ok());
+        assert!(standard.verify_password(b"wrong-horse", &parsed).is_err());
+        // A hash stored with the crate's defaults (m = 19 MiB, more memory
+        // than this hasher's threads hold) still verifies.
+        let salt = SaltString::generate(&mut OsRng);
+        let theirs = standard
+            .hash_password(b"correct-horse", &salt)
+            .unwrap()
+            .to_string();
+        assert!(
+            hasher
+                .verify("correct-horse", Some(theirs.clone()))
+                .await
+                .unwrap()
+        );
+        assert!(!hasher.verify("wrong-horse", Some(theirs)).await.unwrap());
     }
 
     #[tokio::test]

@@ -121,6 +121,11 @@ pub struct ServeArgs {
     /// more gets 503 at once instead of waiting.
     #[arg(long, env = "DEVMGR_MAX_HASH_QUEUE", default_value_t = 32)]
     pub max_hash_queue: usize,
+    /// Password hashes computed at once, each on a thread of its own that
+    /// keeps 19 MiB of memory (default: one fewer than the CPU cores, at
+    /// least one).
+    #[arg(long, env = "DEVMGR_HASH_THREADS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub hash_threads: Option<u16>,
     /// Password changes each account may make, as N/second, N/minute, N/hour
     /// or N/day (every request counts; off with `--throttle off`).
     #[arg(long, env = "DEVMGR_PASSWORD_CHANGE_RATE", default_value = "10/hour")]

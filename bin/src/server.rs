@@ -56,7 +56,12 @@ pub async fn start(
         database,
         mailer,
         settings,
-        args.max_hash_queue,
+        wiring::HashLimits {
+            threads: args
+                .hash_threads
+                .map_or_else(|| wiring::HashLimits::default().threads, usize::from),
+            max_queue: args.max_hash_queue,
+        },
         Arc::new(links),
         clock,
     )

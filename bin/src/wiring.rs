@@ -48,23 +48,42 @@ pub async fn open_store(database_url: &str) -> Result<(Database, i32), CommandEr
     }
 }
 
-/// The application over the database, the given mailer, Argon2id, the
-/// system's randomness and `clock`. At most `max_hash_queue` password hashes
-/// wait for a core; one more is refused as busy. Mail links come from `links`.
+/// How much password hashing may run and wait at once.
+#[derive(Debug, Clone, Copy)]
+pub struct HashLimits {
+    /// Hashes computed at once, each on a thread of its own that keeps its
+    /// 19 MiB of Argon2 memory.
+    pub threads: usize,
+    /// Hashes that may wait for one of those threads; one more is refused as busy.
+    pub max_queue: usize,
+}
+
+impl Default for HashLimits {
+    /// One thread fewer than the CPU cores (at least one), leaving a core
+    /// free for everything else while a login burst hashes; the default queue.
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Self {
+            threads: cores.saturating_sub(1).max(1),
+            max_queue: adapters_system::DEFAULT_MAX_QUEUE,
+        }
+    }
+}
+
+/// The application over the database, the given mailer, Argon2id within
+/// `hashing`'s limits, the system's randomness and `clock`. Mail links come
+/// from `links`.
 pub async fn application(
     database: Database,
     mailer: Arc<dyn Mailer>,
     settings: Settings,
-    max_hash_queue: usize,
+    hashing: HashLimits,
     links: Arc<dyn MailLinks>,
     clock: Arc<dyn Clock>,
 ) -> Result<Services, CommandError> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    // Leave a core free for everything else while a login burst hashes.
-    let hasher = blocking(move || {
-        Ok(Argon2Hasher::owasp(cores.saturating_sub(1).max(1)).with_max_queue(max_hash_queue))
-    })
-    .await?;
+    let HashLimits { threads, max_queue } = hashing;
+    let hasher =
+        blocking(move || Ok(Argon2Hasher::owasp(threads).with_max_queue(max_queue))).await?;
     let hasher = Arc::new(hasher);
     let random = Arc::new(OsRandom);
     // Either store is every repository port at once (`application::ports::Store`).

@@ -51,7 +51,7 @@ async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
         database,
         Arc::new(LogMailer),
         Settings::default(),
-        adapters_system::DEFAULT_MAX_QUEUE,
+        wiring::HashLimits::default(),
         Arc::new(links),
         Arc::new(SystemClock),
     )

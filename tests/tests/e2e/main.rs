@@ -71,6 +71,7 @@ mod device_routes;
 mod devices;
 mod input_rules;
 mod instances;
+mod login_storm;
 mod outbox;
 mod password;
 mod password_reset;
