@@ -92,7 +92,7 @@ pub(crate) fn typed_values(
             continue;
         }
         let value = match value {
-            FormValue::Text(text) => typed(text, field.map(|f| f.kind)),
+            FormValue::Text(text) => typed(text, field),
             FormValue::File => Value::Object(Map::new()),
         };
         values.insert(name, value);
@@ -117,24 +117,32 @@ fn list_entry(
         .iter()
         .find(|f| f.name == list && f.kind == FieldType::List)?;
     let index = index.parse::<u64>().ok()?;
-    let kind = field
+    let child_field = field
         .children
-        .and_then(|children| children.iter().find(|c| c.name == child))
-        .map(|c| c.kind);
+        .and_then(|children| children.iter().find(|c| c.name == child));
     let value = match value {
-        FormValue::Text(text) => typed(text.clone(), kind),
+        FormValue::Text(text) => typed(text.clone(), child_field),
         FormValue::File => Value::Object(Map::new()),
     };
     Some((field.name, index, child.to_owned(), value))
 }
 
-fn typed(text: String, kind: Option<FieldType>) -> Value {
-    match kind {
-        Some(FieldType::Integer) => text
+/// A form's text as the field engine reads it for `field`: an empty value
+/// is `null` for a field that takes `null` (and no blank text), as DRF reads
+/// HTML forms.
+fn typed(text: String, field: Option<&Field>) -> Value {
+    let Some(field) = field else {
+        return Value::String(text);
+    };
+    if text.is_empty() && field.nullable && !field.allow_blank {
+        return Value::Null;
+    }
+    match field.kind {
+        FieldType::Integer => text
             .trim()
             .parse::<i64>()
             .map_or_else(|_| Value::String(text), Value::from),
-        Some(FieldType::Boolean) => match text.trim().to_ascii_lowercase().as_str() {
+        FieldType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
             "true" | "1" => Value::Bool(true),
             "false" | "0" => Value::Bool(false),
             _ => Value::String(text),

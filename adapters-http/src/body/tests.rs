@@ -125,3 +125,17 @@ async fn a_list_of_objects_is_read_from_indexed_names_as_drf_reads_html_forms() 
         })
     );
 }
+
+#[actix_web::test]
+async fn an_empty_form_value_is_null_for_a_field_that_takes_null() {
+    const NULLABLE: &[Field] = &[
+        Field::integer("used", "Used").nullable(),
+        Field::integer("count", "Count"),
+    ];
+    let (req, payload) = TestRequest::post()
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload("used=&count=")
+        .to_http_parts();
+    let object = read_object(&req, payload, NULLABLE).await.unwrap();
+    assert_eq!(Value::Object(object), json!({"used": null, "count": ""}));
+}

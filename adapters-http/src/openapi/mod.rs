@@ -155,13 +155,19 @@ fn operation(route: &Route, tag: Tag, endpoint: &Endpoint) -> utoipa::openapi::p
             .request_example
             .as_ref()
             .map(|example| Value::Object(example.body.clone()));
-        let schema = schemas::request_schema(fields, partial);
+        let json = schemas::request_schema(fields, partial);
+        let form = schemas::form_schema(fields, partial);
         let mut body = RequestBodyBuilder::new().required(Some(required_if(required)));
         for media_type in BODY_MEDIA_TYPES {
-            body = body.content(
-                media_type,
-                responses::content(schema.clone(), example.clone()),
-            );
+            let (schema, example) = if media_type == "application/json" {
+                (json.clone(), example.clone())
+            } else {
+                (
+                    form.clone(),
+                    example.as_ref().map(|e| form_example(e, fields)),
+                )
+            };
+            body = body.content(media_type, responses::content(schema, example));
         }
         operation = operation.request_body(Some(body.build()));
     }
@@ -169,6 +175,21 @@ fn operation(route: &Route, tag: Tag, endpoint: &Endpoint) -> utoipa::openapi::p
         operation = operation.response(status.to_string(), response);
     }
     operation.build()
+}
+
+/// A body's example as a form sends it: no `null` (a form cannot say it)
+/// and no list of objects (a form spells it entry by entry).
+fn form_example(example: &Value, fields: &[crate::fields::Field]) -> Value {
+    let mut example = example.clone();
+    if let Value::Object(object) = &mut example {
+        object.retain(|name, value| {
+            let list = fields
+                .iter()
+                .any(|f| f.name == name && f.kind == crate::fields::FieldType::List);
+            !value.is_null() && !list
+        });
+    }
+    example
 }
 
 fn required_if(required: bool) -> Required {

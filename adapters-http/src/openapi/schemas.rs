@@ -73,6 +73,9 @@ fn bmp_class(ranges: &[RangeInclusive<char>]) -> String {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Direction {
     Request,
+    /// A request body sent as a form: every value is text, so nothing is
+    /// `null` (an empty value is, for a field that takes `null`).
+    Form,
     /// A query parameter: read as sent, never stored.
     Query,
     Response,
@@ -85,9 +88,24 @@ pub(super) fn schema_ref(name: &str) -> RefOr<Schema> {
 
 /// The schema of a request body: its writable fields.
 pub(super) fn request_schema(fields: &[Field], partial: bool) -> Schema {
+    body_schema(fields, partial, Direction::Request)
+}
+
+/// The schema of a request body sent as a form: its writable fields but
+/// its lists of objects, which a form spells entry by entry as DRF's HTML
+/// forms do (`ports[0]port=22`), and no `null`.
+pub(super) fn form_schema(fields: &[Field], partial: bool) -> Schema {
+    body_schema(fields, partial, Direction::Form)
+}
+
+fn body_schema(fields: &[Field], partial: bool, direction: Direction) -> Schema {
     let mut object = ObjectBuilder::new().schema_type(Type::Object);
-    for field in fields.iter().filter(|f| !f.read_only) {
-        object = object.property(field.name, field_schema(field, Direction::Request));
+    let form = direction == Direction::Form;
+    for field in fields
+        .iter()
+        .filter(|f| !f.read_only && !(form && f.kind == FieldType::List))
+    {
+        object = object.property(field.name, field_schema(field, direction));
         if field.required && !partial {
             object = object.required(field.name);
         }
@@ -115,8 +133,8 @@ fn object_of(fields: &[Field], direction: Direction) -> ObjectBuilder {
     object
 }
 
-fn nullable(kind: Type, field: &Field) -> SchemaType {
-    if field.nullable {
+fn nullable(kind: Type, field: &Field, direction: Direction) -> SchemaType {
+    if field.nullable && direction != Direction::Form {
         SchemaType::from_iter([kind, Type::Null])
     } else {
         SchemaType::Type(kind)
@@ -128,7 +146,9 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
     if field.kind == FieldType::List {
         let children = field.children.unwrap_or_default();
         let item = match direction {
-            Direction::Request | Direction::Query => request_schema(children, false),
+            Direction::Request | Direction::Form | Direction::Query => {
+                request_schema(children, false)
+            }
             Direction::Response => object_of(children, direction).into(),
         };
         return ArrayBuilder::new()
@@ -142,7 +162,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
         _ => Type::String,
     };
     let mut schema = ObjectBuilder::new()
-        .schema_type(nullable(kind.clone(), field))
+        .schema_type(nullable(kind.clone(), field, direction))
         .title(Some(field.label))
         .read_only(field.read_only && direction == Direction::Response);
     // E-mail addresses are described by the server's own pattern alone:
@@ -166,7 +186,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
     }
     if !field.choices.is_empty() {
         let mut values: Vec<serde_json::Value> = field.choices.iter().map(|&c| c.into()).collect();
-        if field.nullable {
+        if field.nullable && direction != Direction::Form {
             values.push(serde_json::Value::Null);
         }
         schema = schema.enum_values(Some(values));
@@ -175,7 +195,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
     if text && field.choices.is_empty() && !field.read_only {
         schema = schema.max_length(field.max_length);
         let free_text = field.kind == FieldType::String;
-        if free_text && direction == Direction::Request {
+        if free_text && matches!(direction, Direction::Request | Direction::Form) {
             if field.allow_blank {
                 schema = schema.pattern(Some(TEXT_PATTERN.as_str()));
             } else {
