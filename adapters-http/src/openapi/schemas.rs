@@ -101,10 +101,8 @@ pub(super) fn form_schema(fields: &[Field], partial: bool) -> Schema {
 fn body_schema(fields: &[Field], partial: bool, direction: Direction) -> Schema {
     let mut object = ObjectBuilder::new().schema_type(Type::Object);
     let form = direction == Direction::Form;
-    for field in fields
-        .iter()
-        .filter(|f| !f.read_only && !(form && f.kind == FieldType::List))
-    {
+    let skipped = |f: &Field| f.read_only || (form && f.kind == FieldType::List);
+    for field in fields.iter().filter(|f| !skipped(f)) {
         object = object.property(field.name, field_schema(field, direction));
         if field.required && !partial {
             object = object.required(field.name);
