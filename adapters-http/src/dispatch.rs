@@ -7,13 +7,11 @@
 
 use crate::body::PARSES;
 use crate::error::ApiError;
-use crate::extract::{Access, authenticate};
+use crate::extract::{Access, authenticate, state};
 use crate::fields::actions_entry;
 use crate::route_table::{self, Route};
-use crate::state::HttpState;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
-use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
@@ -90,9 +88,7 @@ async fn serve(
         return Err(scheme.not_provided());
     }
     if endpoint.throttled
-        && let Some(throttle) = req
-            .app_data::<Data<HttpState>>()
-            .and_then(|state| state.throttle.clone())
+        && let Some(throttle) = &state(req)?.throttle
     {
         throttle.check(req).map_err(ApiError::Throttled)?;
     }

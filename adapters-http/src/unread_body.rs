@@ -43,10 +43,7 @@ impl Stream for Tracked {
 /// draining it.
 struct Holding {
     body: BoxBody,
-    #[expect(
-        dead_code,
-        reason = "held, never read: while it lives the connection closes"
-    )]
+    /// Held, never read: while it lives, the connection closes.
     unread: Option<Rc<RefCell<Body>>>,
 }
 
@@ -62,6 +59,17 @@ impl MessageBody for Holding {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Bytes, Self::Error>>> {
         Pin::new(&mut self.get_mut().body).poll_next(cx)
+    }
+
+    /// An answer of bytes in hand is written at once, as without this
+    /// wrapper, unless it must keep an unread request body alive.
+    fn try_into_bytes(self) -> Result<Bytes, Self> {
+        if self.unread.is_some() {
+            return Err(self);
+        }
+        self.body
+            .try_into_bytes()
+            .map_err(|body| Self { body, unread: None })
     }
 }
 

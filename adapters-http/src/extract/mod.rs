@@ -11,10 +11,10 @@ mod caller;
 mod core;
 mod forms;
 
-pub(crate) use caller::authenticate;
 pub use caller::{
     Agent, BaseUrl, CommandIdPath, FilePath, KeyPath, PasswordChangeTurn, SerialPath, SignedOut,
     User, WantsHtml,
 };
+pub(crate) use caller::{authenticate, state};
 pub use core::{Access, Extractor, Needs};
 pub use forms::{PageKey, Query, Submitted, Valid};

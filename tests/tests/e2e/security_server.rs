@@ -55,16 +55,21 @@ fn a_third_long_poll_of_a_device_answers_the_oldest_at_once() {
     fifth.join().unwrap().0.expect_status(200);
 }
 
+/// A raw connection to the server, whose reads give up after `timeout`,
+/// and the server's address.
+fn connect(server: &Server, timeout: Duration) -> (TcpStream, String) {
+    let address = server.base().trim_start_matches("http://").to_owned();
+    let stream = TcpStream::connect(&address).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    (stream, address)
+}
+
 e2e!(a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408);
 /// A body trickled slowly (here: never sent) gets 408 and the connection
 /// closes, instead of holding it open indefinitely.
 fn a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408() {
     let server = Server::start();
-    let address = server.base().trim_start_matches("http://").to_owned();
-    let mut stream = TcpStream::connect(&address).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+    let (mut stream, address) = connect(&server, Duration::from_secs(30));
     let started = Instant::now();
     write!(
         stream,
@@ -94,11 +99,7 @@ fn a_body_that_does_not_arrive_within_ten_seconds_is_refused_with_408() {
 /// thread, and reads the answer until the server closes the connection:
 /// the answer, and when the connection closed.
 fn trickle_chunked(server: &Server, head: &str) -> (String, Duration) {
-    let address = server.base().trim_start_matches("http://").to_owned();
-    let mut stream = TcpStream::connect(&address).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(40)))
-        .unwrap();
+    let (mut stream, address) = connect(server, Duration::from_secs(40));
     let started = Instant::now();
     write!(
         stream,
