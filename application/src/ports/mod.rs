@@ -5,6 +5,7 @@
 
 mod accounts;
 mod clock;
+mod console;
 mod devices;
 mod mail;
 mod security;
@@ -12,6 +13,7 @@ mod store;
 
 pub use accounts::*;
 pub use clock::*;
+pub use console::*;
 pub use devices::*;
 pub use mail::*;
 pub use security::*;
@@ -87,6 +89,10 @@ pub struct Ports {
     pub outbox: Arc<dyn Outbox>,
     /// Failed logins.
     pub login_attempts: Arc<dyn LoginAttemptRepository>,
+    /// Console sessions.
+    pub console_sessions: Arc<dyn ConsoleSessionRepository>,
+    /// Changes of a fleet, for open consoles.
+    pub fleet_signals: Arc<dyn FleetSignals>,
     /// Mail delivery.
     pub mailer: Arc<dyn Mailer>,
     /// The links in mail.

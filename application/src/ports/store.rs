@@ -1,8 +1,8 @@
 //! The umbrella of the repository ports: everything one storage adapter is.
 
 use super::{
-    AccountRepository, Clock, CommandRepository, DeviceRepository, EmailKeyRepository,
-    LoginAttemptRepository, MailLinks, Mailer, Outbox, PasswordHasher, Ports, RandomSource,
+    AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
+    EmailKeyRepository, FleetSignals, LoginAttemptRepository, MailLinks, Mailer, Outbox, PasswordHasher, Ports, RandomSource,
     TokenRepository,
 };
 use std::sync::Arc;
@@ -24,6 +24,8 @@ pub trait Store:
     + CommandRepository
     + Outbox
     + LoginAttemptRepository
+    + ConsoleSessionRepository
+    + FleetSignals
     + Send
     + Sync
     + 'static
@@ -38,6 +40,8 @@ impl<T> Store for T where
         + CommandRepository
         + Outbox
         + LoginAttemptRepository
+        + ConsoleSessionRepository
+        + FleetSignals
         + Send
         + Sync
         + 'static
@@ -62,7 +66,9 @@ impl Ports {
             devices: store.clone(),
             commands: store.clone(),
             outbox: store.clone(),
-            login_attempts: store,
+            login_attempts: store.clone(),
+            console_sessions: store.clone(),
+            fleet_signals: store,
             mailer,
             links,
             hasher,

@@ -7,6 +7,7 @@ use crate::ports::{
     AccountRepository, Clock, CreateAccountError, NewAccount, PasswordHasher, StoreError,
 };
 use domain::password::{self, PasswordProblem};
+use domain::secret::SecretHash;
 use domain::{Account, EmailAddress, InstallToken, ProfileName};
 use std::sync::Arc;
 use thiserror::Error;
@@ -113,6 +114,24 @@ impl Accounts {
     /// transaction.
     pub async fn register(&self, email: EmailAddress) -> Result<String, RegisterError> {
         let token = self.secrets.mint_api_token();
+        self.create_registered(email, Some(token.hash)).await?;
+        Ok(token.secret)
+    }
+
+    /// Registers an account as [`register`](Self::register) does, without
+    /// an API token (the console signs it in with a session instead).
+    pub async fn register_for_console(
+        &self,
+        email: EmailAddress,
+    ) -> Result<Account, RegisterError> {
+        self.create_registered(email, None).await
+    }
+
+    async fn create_registered(
+        &self,
+        email: EmailAddress,
+        first_token: Option<SecretHash>,
+    ) -> Result<Account, RegisterError> {
         let verification = self.verification_mail.key_for(&email);
         let account = NewAccount {
             email,
@@ -121,11 +140,10 @@ impl Accounts {
             email_verified: false,
             install_token: self.secrets.mint_install_token(),
             created_time: self.clock.now(),
-            first_token: Some(token.hash),
+            first_token,
             verification: Some(verification),
         };
-        self.accounts.create(account).await?;
-        Ok(token.secret)
+        Ok(self.accounts.create(account).await?)
     }
 
     /// Sets the display name.

@@ -4,7 +4,7 @@
 use super::secrets::Secrets;
 use crate::ports::{
     AccountRepository, Clock, CommandRepository, CreateDeviceError, DeviceChanges,
-    DeviceRepository, StoreError,
+    DeviceRepository, FleetSignals, StoreError,
 };
 use chrono::Duration;
 use domain::device::wormhole_slug;
@@ -95,6 +95,7 @@ pub struct Devices {
     pub(super) commands: Arc<dyn CommandRepository>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) secrets: Secrets,
+    pub(super) signals: Arc<dyn FleetSignals>,
     pub(super) online_window: Duration,
     pub(super) command_lifetime: Duration,
 }
@@ -143,13 +144,18 @@ impl Devices {
             .update(owner.id, serial, &changes)
             .await?
             .ok_or(UpdateDeviceError::NotFound)?;
+        self.signals.announce(owner.id).await;
         Ok(self.view(device, self.clock.now()))
     }
 
     /// Deletes one of the account's devices; its device token ends with it.
     /// Returns whether the account had it.
     pub async fn delete(&self, owner: &Account, serial: &Serial) -> Result<bool, StoreError> {
-        self.devices.delete(owner.id, serial).await
+        let deleted = self.devices.delete(owner.id, serial).await?;
+        if deleted {
+            self.signals.announce(owner.id).await;
+        }
+        Ok(deleted)
     }
 
     /// The ports an account's device last reported; `None` for a missing or
@@ -197,9 +203,13 @@ impl Devices {
         let now = self.clock.now();
         let command_id = CommandId::from_random_bytes(self.secrets.random_bytes());
         let lapse_before = now - self.command_lifetime;
-        self.commands
+        let queued = self
+            .commands
             .queue_reboot(serial, &command_id, now, lapse_before)
             .await?;
+        if queued {
+            self.signals.announce(owner.id).await;
+        }
         Ok(())
     }
 
@@ -232,6 +242,7 @@ impl Devices {
             CreateDeviceError::DuplicateSerial => AddDeviceError::DuplicateSerial,
             CreateDeviceError::Store(e) => AddDeviceError::Store(e),
         })?;
+        self.signals.announce(account.id).await;
         Ok(self.view(device, now))
     }
 }

@@ -4,7 +4,7 @@
 use super::secrets::Secrets;
 use crate::ports::{
     AccountRepository, Clock, CommandRepository, DeviceRepository, EnrolError, Enrolment,
-    StoreError,
+    FleetSignals, StoreError,
 };
 use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
@@ -78,6 +78,7 @@ pub struct Fleet {
     pub(super) commands: Arc<dyn CommandRepository>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) secrets: Secrets,
+    pub(super) signals: Arc<dyn FleetSignals>,
     pub(super) online_window: chrono::Duration,
     pub(super) command_lifetime: chrono::Duration,
 }
@@ -114,6 +115,7 @@ impl Fleet {
             EnrolError::Online => InstallError::Online,
             EnrolError::Store(e) => InstallError::Store(e),
         })?;
+        self.signals.announce(account.id).await;
         Ok(Installed {
             device,
             device_token: token.secret,
@@ -138,7 +140,8 @@ impl Fleet {
     }
 
     /// Records a heartbeat with its facts (the device is online from now)
-    /// and hands out the pending commands.
+    /// and hands out the pending commands. A device that was offline coming
+    /// online is announced to whoever watches its fleet.
     pub async fn heartbeat(
         &self,
         device: &Device,
@@ -150,7 +153,10 @@ impl Fleet {
         self.devices
             .record_heartbeat(&device.serial, &report, now)
             .await?;
-        let commands = self.take_commands(&device.serial).await?;
+        if !device.is_online(now, self.online_window) {
+            self.signals.announce(device.owner).await;
+        }
+        let commands = self.take_commands(device).await?;
         Ok(HeartbeatReply {
             commands,
             heartbeat_interval: heartbeat_interval(self.online_window),
@@ -171,7 +177,7 @@ impl Fleet {
     ) -> Result<Vec<Command>, StoreError> {
         let wait = wait.duration();
         let mut listener = self.commands.listen(&device.serial);
-        let commands = self.take_commands(&device.serial).await?;
+        let commands = self.take_commands(device).await?;
         if !commands.is_empty() || wait.is_zero() {
             return Ok(commands);
         }
@@ -180,7 +186,7 @@ impl Fleet {
             None => wait,
         };
         listener.wait(wait).await;
-        self.take_commands(&device.serial).await
+        self.take_commands(device).await
     }
 
     /// How long until a command handed out and never acknowledged is due
@@ -209,23 +215,34 @@ impl Fleet {
         outcome: CommandOutcome,
     ) -> Result<bool, StoreError> {
         let now = self.clock.now();
-        self.commands
+        let known = self
+            .commands
             .acknowledge(&device.serial, command_id, &outcome, now)
-            .await
+            .await?;
+        if known {
+            self.signals.announce(device.owner).await;
+        }
+        Ok(known)
     }
 
     /// Hands out the device's due commands: new ones, and ones handed out
     /// [`REDELIVERY_AFTER`] ago or longer without an acknowledgement.
-    async fn take_commands(&self, serial: &Serial) -> Result<Vec<Command>, StoreError> {
+    /// Handing one out changes its status, which is announced.
+    async fn take_commands(&self, device: &Device) -> Result<Vec<Command>, StoreError> {
         let now = self.clock.now();
-        self.commands
+        let commands = self
+            .commands
             .take_due(
-                serial,
+                &device.serial,
                 now,
                 now - self.command_lifetime,
                 now - REDELIVERY_AFTER,
             )
-            .await
+            .await?;
+        if !commands.is_empty() {
+            self.signals.announce(device.owner).await;
+        }
+        Ok(commands)
     }
 }
 

@@ -13,6 +13,7 @@ mod sessions;
 #[cfg(test)]
 mod test_support;
 mod verification;
+mod watching;
 
 pub use accounts::{
     Accounts, ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
@@ -26,6 +27,7 @@ pub use housekeeping::Housekeeping;
 pub use mail_delivery::{Delivery, MailDelivery};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use sessions::{LoginError, Sessions};
+pub use watching::Watching;
 pub use verification::{Verification, VerifyEmailError};
 
 use crate::ports::{LockoutPolicy, Ports};
@@ -49,6 +51,8 @@ pub struct Settings {
     pub command_retention: Duration,
     /// How failed logins lock an account; `None` turns locking off.
     pub login_lockout: Option<LockoutPolicy>,
+    /// A console session ends after this long unused.
+    pub console_idle: Duration,
     /// How the outbox worker retries.
     pub mail: MailRetry,
 }
@@ -95,6 +99,7 @@ impl Default for Settings {
                 max_failures: 5,
                 period: Duration::minutes(15),
             }),
+            console_idle: Duration::days(14),
             mail: MailRetry::default(),
         }
     }
@@ -115,6 +120,8 @@ pub struct Services {
     pub devices: Devices,
     /// The agent side: enrolment, heartbeats, commands.
     pub fleet: Fleet,
+    /// Watching a fleet change, for open consoles.
+    pub watching: Watching,
     /// The outbox worker.
     pub mail: MailDelivery,
     /// Purges of expired keys, old commands and lapsed login failures.
@@ -152,6 +159,8 @@ impl Services {
                 clock: ports.clock.clone(),
                 secrets: secrets.clone(),
                 lockout: lockout.clone(),
+                console_sessions: ports.console_sessions.clone(),
+                console_idle: settings.console_idle,
             },
             verification: Verification {
                 accounts: ports.accounts.clone(),
@@ -167,6 +176,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 secrets: secrets.clone(),
                 lockout: lockout.clone(),
+                console_sessions: ports.console_sessions.clone(),
                 reset_key_lifetime: settings.reset_key_lifetime,
             },
             devices: Devices {
@@ -175,6 +185,13 @@ impl Services {
                 commands: ports.commands.clone(),
                 clock: ports.clock.clone(),
                 secrets: secrets.clone(),
+                signals: ports.fleet_signals.clone(),
+                online_window: settings.online_window,
+                command_lifetime: settings.command_lifetime,
+            },
+            watching: Watching {
+                signals: ports.fleet_signals.clone(),
+                clock: ports.clock.clone(),
                 online_window: settings.online_window,
                 command_lifetime: settings.command_lifetime,
             },
@@ -184,6 +201,7 @@ impl Services {
                 commands: ports.commands.clone(),
                 clock: ports.clock.clone(),
                 secrets,
+                signals: ports.fleet_signals,
                 online_window: settings.online_window,
                 command_lifetime: settings.command_lifetime,
             },
@@ -196,8 +214,10 @@ impl Services {
             housekeeping: Housekeeping {
                 keys: ports.keys,
                 commands: ports.commands,
+                console_sessions: ports.console_sessions,
                 clock: ports.clock,
                 command_retention: settings.command_retention,
+                console_idle: settings.console_idle,
                 lockout,
             },
         }

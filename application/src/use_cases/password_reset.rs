@@ -4,7 +4,7 @@ use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::mail;
 use crate::ports::{
-    AccountRepository, Clock, CompletedReset, EmailKeyRepository, KeyPurpose, MailLinks, MailedKey,
+    AccountRepository, Clock, CompletedReset, ConsoleSessionRepository, EmailKeyRepository, KeyPurpose, MailLinks, MailedKey,
     NewEmailKey, PasswordHasher, StoreError,
 };
 use chrono::Duration;
@@ -40,6 +40,7 @@ pub struct PasswordReset {
     pub(super) clock: Arc<dyn Clock>,
     pub(super) secrets: Secrets,
     pub(super) lockout: Lockout,
+    pub(super) console_sessions: Arc<dyn ConsoleSessionRepository>,
     pub(super) reset_key_lifetime: Duration,
 }
 
@@ -68,7 +69,7 @@ impl PasswordReset {
     /// Sets a new password with a reset key. The password must pass the
     /// policy; a refused password leaves the key usable. Success marks the
     /// address verified and cuts off whoever else held the account: every
-    /// reset key and every API token of the account ends, and the install
+    /// reset key, API token and console session of the account ends, and the install
     /// token is replaced (enrolled devices keep theirs). Whoever proved the
     /// mailbox may log in at once: the address's failed logins are forgotten
     /// and its lock, if any, is lifted.
@@ -100,6 +101,7 @@ impl PasswordReset {
         };
         if self.keys.complete_reset(&key, &reset).await? {
             if let Some(account) = &account {
+                self.console_sessions.close_sessions(account.id).await?;
                 self.lockout.forget(&account.email).await?;
             }
             Ok(())

@@ -1,8 +1,12 @@
-//! Logging in and out, and recognising a token.
+//! Logging in and out, and recognising a token or a console session.
 
 use super::lockout::Lockout;
 use super::secrets::Secrets;
-use crate::ports::{AccountRepository, Clock, PasswordHasher, StoreError, TokenRepository};
+use crate::ports::{
+    AccountRepository, Clock, ConsoleSessionRepository, PasswordHasher, StoreError,
+    TokenRepository,
+};
+use chrono::Duration;
 use domain::secret::SecretHash;
 use domain::{Account, EmailAddress};
 use std::sync::Arc;
@@ -28,7 +32,12 @@ pub enum LoginError {
     Store(#[from] StoreError),
 }
 
-/// Logging in and out, and recognising a token.
+/// A console session is marked used at most this often, so a busy session
+/// costs no write per request.
+const TOUCH_EVERY: Duration = Duration::minutes(5);
+
+/// Logging in and out (with API tokens, or console sessions), and
+/// recognising a token or a session.
 #[derive(Clone)]
 pub struct Sessions {
     pub(super) accounts: Arc<dyn AccountRepository>,
@@ -37,6 +46,8 @@ pub struct Sessions {
     pub(super) clock: Arc<dyn Clock>,
     pub(super) secrets: Secrets,
     pub(super) lockout: Lockout,
+    pub(super) console_sessions: Arc<dyn ConsoleSessionRepository>,
+    pub(super) console_idle: Duration,
 }
 
 impl Sessions {
@@ -49,6 +60,64 @@ impl Sessions {
     /// number of concurrent attempts no more are checked than the lockout
     /// still allows, and a locked address is refused without a check.
     pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
+        let account = self.check_credentials(email, password).await?;
+        let token = self.secrets.mint_api_token();
+        self.tokens
+            .issue(account.id, &token.hash, self.clock.now())
+            .await?;
+        Ok(token.secret)
+    }
+
+    /// Checks the credentials as [`login`](Self::login) does (the same
+    /// lockout, the same answers) and opens a console session instead of
+    /// issuing a token. Returns the session's secret, for the browser's cookie.
+    pub async fn open_console(
+        &self,
+        email: &EmailAddress,
+        password: &str,
+    ) -> Result<String, LoginError> {
+        let account = self.check_credentials(email, password).await?;
+        Ok(self.open_console_for(&account).await?)
+    }
+
+    /// Opens a console session of an account that just proved itself
+    /// otherwise (it registered). Returns the session's secret.
+    pub async fn open_console_for(&self, account: &Account) -> Result<String, StoreError> {
+        let session = self.secrets.mint_email_key();
+        self.console_sessions
+            .open_session(account.id, &session.hash, self.clock.now())
+            .await?;
+        Ok(session.secret)
+    }
+
+    /// The account of a console session that has not been idle for longer
+    /// than the idle limit.
+    pub async fn console_account(&self, session: &str) -> Result<Option<Account>, StoreError> {
+        let now = self.clock.now();
+        self.console_sessions
+            .session_account(
+                &SecretHash::of(session),
+                now - self.console_idle,
+                now - TOUCH_EVERY,
+                now,
+            )
+            .await
+    }
+
+    /// Ends one console session.
+    pub async fn close_console(&self, session: &str) -> Result<(), StoreError> {
+        self.console_sessions
+            .close_session(&SecretHash::of(session))
+            .await
+    }
+
+    /// The account whose password this is: the checks shared by every
+    /// way of signing in.
+    async fn check_credentials(
+        &self,
+        email: &EmailAddress,
+        password: &str,
+    ) -> Result<Account, LoginError> {
         if let Some(retry_after_secs) = self.lockout.admit(email).await? {
             return Err(LoginError::LockedOut { retry_after_secs });
         }
@@ -63,11 +132,7 @@ impl Sessions {
         if !account.email_verified {
             return Err(LoginError::EmailNotVerified);
         }
-        let token = self.secrets.mint_api_token();
-        self.tokens
-            .issue(account.id, &token.hash, self.clock.now())
-            .await?;
-        Ok(token.secret)
+        Ok(account)
     }
 
     /// Ends one token; the account's other tokens stay valid.
@@ -75,9 +140,11 @@ impl Sessions {
         self.tokens.revoke(&SecretHash::of(token)).await
     }
 
-    /// Ends every token of the account, the one in use included.
+    /// Ends every token and every console session of the account, the
+    /// one in use included.
     pub async fn logout_everywhere(&self, account: &Account) -> Result<(), StoreError> {
-        self.tokens.revoke_all(account.id).await
+        self.tokens.revoke_all(account.id).await?;
+        self.console_sessions.close_sessions(account.id).await
     }
 
     /// The account a presented token belongs to.

@@ -65,6 +65,24 @@ impl MailLinks for TestLinks {
     }
 }
 
+/// Fleet signals that accept any announcement.
+pub(crate) fn announcements_ignored() -> MockFleetSignals {
+    let mut signals = MockFleetSignals::new();
+    signals.expect_announce().returning(|_| ());
+    signals
+}
+
+/// Fleet signals that expect exactly `times` announcements, all for account 7.
+pub(crate) fn announcements(times: usize) -> MockFleetSignals {
+    let mut signals = MockFleetSignals::new();
+    signals
+        .expect_announce()
+        .withf(|owner| *owner == AccountId(7))
+        .times(times)
+        .returning(|_| ());
+    signals
+}
+
 /// One mock per port; set expectations, then call [`Harness::app`].
 pub(crate) struct Harness {
     pub accounts: MockAccountRepository,
@@ -74,6 +92,9 @@ pub(crate) struct Harness {
     pub commands: MockCommandRepository,
     pub outbox: MockOutbox,
     pub login_attempts: MockLoginAttemptRepository,
+    pub console_sessions: MockConsoleSessionRepository,
+    /// Accepts every announcement unless a test puts its own in.
+    pub fleet_signals: MockFleetSignals,
     pub mailer: MockMailer,
     pub hasher: MockPasswordHasher,
 }
@@ -88,6 +109,8 @@ impl Harness {
             commands: MockCommandRepository::new(),
             outbox: MockOutbox::new(),
             login_attempts: MockLoginAttemptRepository::new(),
+            console_sessions: MockConsoleSessionRepository::new(),
+            fleet_signals: announcements_ignored(),
             mailer: MockMailer::new(),
             hasher: MockPasswordHasher::new(),
         }
@@ -126,6 +149,8 @@ impl Harness {
                 commands: Arc::new(self.commands),
                 outbox: Arc::new(self.outbox),
                 login_attempts: Arc::new(self.login_attempts),
+                console_sessions: Arc::new(self.console_sessions),
+                fleet_signals: Arc::new(self.fleet_signals),
                 mailer: Arc::new(self.mailer),
                 links: Arc::new(TestLinks),
                 hasher: Arc::new(self.hasher),
