@@ -4,13 +4,17 @@
 //! [`Store`](application::ports::Store)), so several devmgr
 //! processes on one database behave as one server: they share accounts,
 //! tokens, lockouts and the outbox, and a command queued through one wakes
-//! a device's long poll on another (LISTEN/NOTIFY). Work that must be atomic
-//! runs in a transaction that locks what it reads; when PostgreSQL aborts one
-//! (a deadlock, a serialization failure), it runs again from the start.
+//! a device's long poll on another, as a fleet change announced through one
+//! wakes the consoles watching it on another (LISTEN/NOTIFY). Work that must
+//! be atomic runs in a transaction that locks what it reads; when PostgreSQL
+//! aborts one (a deadlock, a serialization failure), it runs again from the
+//! start.
 
 mod accounts;
 mod commands;
+mod console_sessions;
 mod devices;
+mod fleet_signals;
 mod keys;
 mod login_attempts;
 mod notifications;

@@ -1,11 +1,12 @@
 //! LISTEN/NOTIFY: how one process hears what another process on the same
 //! database did. A transaction that queues a command or a mail sends a
 //! notification, which PostgreSQL delivers to every listening session when
-//! it commits; each process keeps one session listening and turns those
-//! notifications into local wake-ups.
+//! it commits (as does an announcement of a fleet change); each process
+//! keeps one session listening and turns those notifications into local
+//! wake-ups.
 
 use adapters_wakeups::Wakeups;
-use domain::Serial;
+use domain::{AccountId, Serial};
 use futures_util::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,9 +18,67 @@ use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Notification};
 pub(crate) const COMMANDS_CHANNEL: &str = "devmgr_commands";
 /// The channel of queued mail; no payload.
 pub(crate) const MAIL_CHANNEL: &str = "devmgr_mail";
+/// The channel of fleet changes; the payload is [`fleet_payload`].
+pub(crate) const FLEET_CHANNEL: &str = "devmgr_fleet";
 
 /// The longest pause between attempts to listen again after the session was lost.
 const MAX_RECONNECT_PAUSE: Duration = Duration::from_secs(5);
+
+/// Whom a notification wakes in this process.
+#[derive(Clone)]
+pub(crate) struct Waiters {
+    /// Long polls, by device.
+    pub(crate) commands: Arc<Wakeups<Serial>>,
+    /// Consoles, by account.
+    pub(crate) fleets: Arc<Wakeups<AccountId>>,
+    /// The outbox worker.
+    pub(crate) mail: Arc<Notify>,
+    /// Tells this process's fleet notifications from others': it wakes its
+    /// own consoles directly when it announces, and ignores the echo.
+    pub(crate) origin: u64,
+}
+
+impl Waiters {
+    /// Wakes everyone: notifications may have been missed.
+    fn wake_all(&self) {
+        self.commands.wake_all();
+        self.fleets.wake_all();
+        self.mail.notify_one();
+    }
+
+    fn deliver(&self, note: &Notification) {
+        match note.channel() {
+            COMMANDS_CHANNEL => self
+                .commands
+                .wake(&Serial::from_stored(note.payload().to_owned())),
+            MAIL_CHANNEL => self.mail.notify_one(),
+            FLEET_CHANNEL => match parse_fleet_payload(note.payload()) {
+                Some((_, origin)) if origin == self.origin => {}
+                Some((owner, _)) => self.fleets.wake(&owner),
+                None => tracing::debug!(
+                    payload = note.payload(),
+                    "ignoring a malformed fleet notification"
+                ),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// The payload of a fleet notification: the owner's account id and the
+/// announcing process's origin, in decimal and hex: `"42 9f3a…"`.
+pub(crate) fn fleet_payload(owner: AccountId, origin: u64) -> String {
+    format!("{} {origin:x}", owner.0)
+}
+
+/// Reads a [`fleet_payload`].
+fn parse_fleet_payload(payload: &str) -> Option<(AccountId, u64)> {
+    let (owner, origin) = payload.split_once(' ')?;
+    Some((
+        AccountId(owner.parse().ok()?),
+        u64::from_str_radix(origin, 16).ok()?,
+    ))
+}
 
 /// The listening session of this process, kept up until dropped.
 pub(crate) struct Notifications {
@@ -36,27 +95,21 @@ impl Drop for Notifications {
 /// commits from then on wakes this process.
 pub(crate) async fn listen(
     config: &Config,
-    signals: Arc<Wakeups>,
-    mail: Arc<Notify>,
+    waiters: Waiters,
 ) -> Result<Notifications, tokio_postgres::Error> {
-    let session = Session::open(config, &signals, &mail).await?;
-    let task = tokio::spawn(keep_listening(config.clone(), session, signals, mail));
+    let session = Session::open(config, &waiters).await?;
+    let task = tokio::spawn(keep_listening(config.clone(), session, waiters));
     Ok(Notifications { task })
 }
 
 /// Listens again whenever the session is lost. Whatever was sent meanwhile
 /// is lost too, so every waiter is woken to look for itself.
-async fn keep_listening(
-    config: Config,
-    mut session: Session,
-    signals: Arc<Wakeups>,
-    mail: Arc<Notify>,
-) {
+async fn keep_listening(config: Config, mut session: Session, waiters: Waiters) {
     loop {
         let _ = (&mut session.driver).await;
         let mut pause = Duration::from_millis(100);
         session = loop {
-            match Session::open(&config, &signals, &mail).await {
+            match Session::open(&config, &waiters).await {
                 Ok(session) => break session,
                 Err(error) => {
                     tracing::warn!(%error, "cannot listen for PostgreSQL notifications; retrying");
@@ -66,12 +119,11 @@ async fn keep_listening(
             }
         };
         tracing::info!("listening for PostgreSQL notifications again");
-        signals.wake_all();
-        mail.notify_one();
+        waiters.wake_all();
     }
 }
 
-/// One connection that listens on both channels.
+/// One connection that listens on every channel.
 struct Session {
     /// Dropping the client would close the connection.
     _client: Client,
@@ -80,18 +132,14 @@ struct Session {
 }
 
 impl Session {
-    async fn open(
-        config: &Config,
-        signals: &Arc<Wakeups>,
-        mail: &Arc<Notify>,
-    ) -> Result<Self, tokio_postgres::Error> {
+    async fn open(config: &Config, waiters: &Waiters) -> Result<Self, tokio_postgres::Error> {
         let (client, mut connection) = config.connect(NoTls).await?;
-        let (signals, mail) = (signals.clone(), mail.clone());
+        let waiters = waiters.clone();
         let driver = tokio::spawn(async move {
             let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
             while let Some(message) = messages.next().await {
                 match message {
-                    Ok(AsyncMessage::Notification(note)) => deliver(&note, &signals, &mail),
+                    Ok(AsyncMessage::Notification(note)) => waiters.deliver(&note),
                     Ok(_) => {}
                     Err(error) => {
                         tracing::warn!(%error, "lost the PostgreSQL notification session");
@@ -101,7 +149,9 @@ impl Session {
             }
         });
         let listening = client
-            .batch_execute(&format!("LISTEN {COMMANDS_CHANNEL}; LISTEN {MAIL_CHANNEL}"))
+            .batch_execute(&format!(
+                "LISTEN {COMMANDS_CHANNEL}; LISTEN {MAIL_CHANNEL}; LISTEN {FLEET_CHANNEL}"
+            ))
             .await;
         if let Err(error) = listening {
             driver.abort();
@@ -114,10 +164,17 @@ impl Session {
     }
 }
 
-fn deliver(note: &Notification, signals: &Wakeups, mail: &Notify) {
-    match note.channel() {
-        COMMANDS_CHANNEL => signals.wake(&Serial::from_stored(note.payload().to_owned())),
-        MAIL_CHANNEL => mail.notify_one(),
-        _ => {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_payload_reads_back_and_malformed_ones_do_not() {
+        let payload = fleet_payload(AccountId(42), 0x9f3a);
+        assert_eq!(payload, "42 9f3a");
+        assert_eq!(parse_fleet_payload(&payload), Some((AccountId(42), 0x9f3a)));
+        for malformed in ["", "42", "x 9f3a", "42 x", "42 9f3a extra", " 9f3a"] {
+            assert_eq!(parse_fleet_payload(malformed), None, "{malformed:?}");
+        }
     }
 }

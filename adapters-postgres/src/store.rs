@@ -1,12 +1,13 @@
 //! The connection pool, units of work retried when PostgreSQL asks for it,
 //! and migrations.
 
-use crate::notifications::{self, Notifications};
+use crate::notifications::{self, Notifications, Waiters};
 use adapters_wakeups::Wakeups;
 use application::StoreError;
 use deadpool_postgres::{
     Client, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Transaction,
 };
+use domain::{AccountId, Serial};
 use futures_util::future::BoxFuture;
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::Arc;
@@ -57,7 +58,12 @@ pub enum OpenError {
 pub struct PgStore {
     config: Arc<tokio_postgres::Config>,
     pool: Pool,
-    pub(crate) wakeups: Arc<Wakeups>,
+    /// Wakes the long polls of a device when a command is queued.
+    pub(crate) wakeups: Arc<Wakeups<Serial>>,
+    /// Wakes the consoles watching an account's fleet.
+    pub(crate) fleets: Arc<Wakeups<AccountId>>,
+    /// Marks this process's fleet notifications (see [`Waiters::origin`]).
+    pub(crate) origin: u64,
     mail_queued: Arc<Notify>,
     _notifications: Arc<Notifications>,
 }
@@ -72,7 +78,7 @@ impl std::fmt::Debug for PgStore {
 impl PgStore {
     /// Connects to the database of a `postgres://` URL, and starts listening
     /// for the notifications other processes on the database send (commands
-    /// queued, mail queued). Does not migrate.
+    /// queued, mail queued, fleets changed). Does not migrate.
     pub async fn connect(url: &str) -> Result<Self, OpenError> {
         // The driver's parser does not know libpq's verify-ca and verify-full.
         if url.to_ascii_lowercase().contains("sslmode=verify-") {
@@ -104,16 +110,22 @@ impl PgStore {
                 .await
                 .map_err(|e| OpenError::Connect(e.to_string()))?,
         );
-        let wakeups = Arc::new(Wakeups::default());
-        let mail_queued = Arc::new(Notify::new());
-        let notifications = notifications::listen(&config, wakeups.clone(), mail_queued.clone())
+        let waiters = Waiters {
+            commands: Arc::default(),
+            fleets: Arc::default(),
+            mail: Arc::new(Notify::new()),
+            origin: RandomState::new().build_hasher().finish(),
+        };
+        let notifications = notifications::listen(&config, waiters.clone())
             .await
             .map_err(|e| OpenError::Connect(e.to_string()))?;
         Ok(Self {
             config: Arc::new(config),
             pool,
-            wakeups,
-            mail_queued,
+            wakeups: waiters.commands,
+            fleets: waiters.fleets,
+            origin: waiters.origin,
+            mail_queued: waiters.mail,
             _notifications: Arc::new(notifications),
         })
     }

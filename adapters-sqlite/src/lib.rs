@@ -10,7 +10,9 @@
 
 mod accounts;
 mod commands;
+mod console_sessions;
 mod devices;
+mod fleet_signals;
 mod keys;
 mod login_attempts;
 mod outbox;

@@ -2,6 +2,7 @@
 
 use adapters_wakeups::Wakeups;
 use application::StoreError;
+use domain::{AccountId, Serial};
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
@@ -58,7 +59,10 @@ pub struct SqliteStore {
     pool: Pool<SqliteConnectionManager>,
     permits: Arc<Semaphore>,
     mail_queued: Arc<Notify>,
-    pub(crate) wakeups: Arc<Wakeups>,
+    /// Wakes the long polls of a device when a command is queued.
+    pub(crate) wakeups: Arc<Wakeups<Serial>>,
+    /// Wakes the consoles watching an account's fleet.
+    pub(crate) fleets: Arc<Wakeups<AccountId>>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -98,6 +102,7 @@ impl SqliteStore {
             permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
             mail_queued: Arc::new(Notify::new()),
             wakeups: Arc::default(),
+            fleets: Arc::default(),
         })
     }
 

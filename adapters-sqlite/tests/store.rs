@@ -5,7 +5,10 @@
 //! (`tests/store-contract`), which `tests/contract.rs` runs on SQLite.
 
 use adapters_sqlite::SqliteStore;
-use application::ports::{AccountRepository, CommandRepository, DeviceRepository, TokenRepository};
+use application::ports::{
+    AccountRepository, CommandRepository, ConsoleSessionRepository, DeviceRepository,
+    TokenRepository,
+};
 use chrono::Duration;
 use domain::Serial;
 use domain::secret::SecretHash;
@@ -36,8 +39,9 @@ fn fixture() -> Fixture {
 
 /// The file part of the former `tokens_are_stored_only_as_hashes_and_revoked_one_by_one`
 /// (revocation is in the contract: `tokens_are_revoked_one_by_one`).
+/// Console sessions likewise.
 #[tokio::test]
-async fn tokens_are_stored_only_as_hashes() {
+async fn tokens_and_console_sessions_are_stored_only_as_hashes() {
     let f = fixture();
     let account =
         AccountRepository::create(&f.store, new_account("a@example.com", Some("first-token")))
@@ -51,12 +55,16 @@ async fn tokens_are_stored_only_as_hashes() {
         .revoke(&SecretHash::of("first-token"))
         .await
         .unwrap();
+    f.store
+        .open_session(account.id, &SecretHash::of("console-secret"), t0())
+        .await
+        .unwrap();
 
     let raw = std::fs::read(&f.path).unwrap();
     let wal = std::fs::read(f.path.with_extension("sqlite-wal")).unwrap_or_default();
     for bytes in [raw, wal] {
         let text = String::from_utf8_lossy(&bytes);
-        for token in ["first-token", "second-token"] {
+        for token in ["first-token", "second-token", "console-secret"] {
             assert!(!text.contains(token), "{token} is stored in plain text");
         }
     }

@@ -6,9 +6,11 @@ pub mod accounts;
 pub mod command_listeners;
 pub mod command_outcomes;
 pub mod commands;
+pub mod console_sessions;
 pub mod device_enrolment;
 pub mod device_reports;
 pub mod devices;
+pub mod fleet_signals;
 pub mod keys;
 pub mod login_attempts;
 pub mod outbox;
@@ -74,6 +76,14 @@ macro_rules! suite {
                 racing_polls_hand_out_each_command_exactly_once,
                 racing_reboots_queue_exactly_one_command,
             }
+            console_sessions {
+                an_open_session_finds_its_account,
+                a_session_last_used_at_or_before_idle_after_is_expired,
+                a_session_is_marked_used_only_when_its_last_use_is_older_than_touch_before,
+                closing_a_session_leaves_the_others,
+                closing_every_session_of_an_account_leaves_other_accounts,
+                purging_forgets_sessions_idle_since_before_the_cut,
+            }
             device_enrolment {
                 an_online_device_is_not_rekeyed,
                 enrolling_a_new_serial_creates_a_bare_device,
@@ -96,6 +106,12 @@ macro_rules! suite {
                 an_update_of_a_foreign_or_missing_device_changes_nothing,
                 a_deleted_device_goes_with_its_token_ports_and_commands,
                 deleting_a_device_of_another_account_keeps_it,
+            }
+            fleet_signals {
+                an_announcement_wakes_a_watcher_of_the_account,
+                an_announcement_for_another_account_does_not_wake,
+                an_announcement_is_heard_once_and_only_by_earlier_watchers,
+                a_watch_times_out_when_nothing_is_announced,
             }
             keys {
                 a_verification_key_works_until_it_expires_even_when_used,
