@@ -73,6 +73,22 @@ impl ApiError {
         Self::Internal(chain)
     }
 
+    /// The answer's message for people: the detail, or every validation
+    /// message in a row.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            Self::Validation(errors) => {
+                let mut messages = Vec::new();
+                collect_strings(&Value::Object(errors.clone()), &mut messages);
+                messages.join(" ")
+            }
+            other => other.detail()["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    }
+
     fn detail(&self) -> Value {
         let detail = match self {
             Self::Validation(errors) => return Value::Object(errors.clone()),
@@ -94,6 +110,16 @@ impl ApiError {
             Self::Internal(_) => "A server error occurred.".to_owned(),
         };
         json!({ "detail": detail })
+    }
+}
+
+/// Every string inside a JSON value, in order.
+pub(crate) fn collect_strings(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(text) => into.push(text.clone()),
+        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, into)),
+        Value::Object(map) => map.values().for_each(|item| collect_strings(item, into)),
+        _ => {}
     }
 }
 

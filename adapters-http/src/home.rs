@@ -1,8 +1,10 @@
-//! `/`: where a visitor to the server starts. Until the web console
-//! exists, that is the API's browsable documentation. Mounted as an
-//! ordinary actix route before the API's dispatcher.
+//! `/`: where a visitor to the server starts. A browser (a client that
+//! accepts HTML) goes to the web console; any other client gets the API's
+//! 404, as for any path that is not a route. Mounted as an ordinary actix
+//! route before the API's dispatcher.
 
 use crate::error::ApiError;
+use crate::extract::WantsHtml;
 use actix_web::http::header;
 use actix_web::{HttpResponse, guard, web};
 
@@ -13,17 +15,20 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .route(
                 web::route()
                     .guard(guard::Any(guard::Get()).or(guard::Head()))
-                    .to(to_docs),
+                    .to(start),
             )
             .default_service(web::to(other_method)),
     );
 }
 
-/// 302 to the browsable API documentation.
-async fn to_docs() -> HttpResponse {
-    HttpResponse::Found()
-        .insert_header((header::LOCATION, "/docs/"))
-        .finish()
+/// 302 to the console for a browser; the API's 404 for anyone else.
+async fn start(WantsHtml(html): WantsHtml) -> Result<HttpResponse, ApiError> {
+    if !html {
+        return Err(ApiError::NotFound);
+    }
+    Ok(HttpResponse::Found()
+        .insert_header((header::LOCATION, "/console/"))
+        .finish())
 }
 
 async fn other_method(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {

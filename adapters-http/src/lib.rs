@@ -1,7 +1,7 @@
 //! devmgr's JSON REST API on actix-web.
 //!
-//! The [app](app) mounts its own surfaces (pages, probes: [`home`]) as
-//! ordinary actix routes first; every other request goes to the API's
+//! The [app](app) mounts its own surfaces ([`home`], the web
+//! [`console`]) as ordinary actix routes first; every other request goes to the API's
 //! [dispatcher](dispatch::dispatch), which applies the conventions of
 //! `docs/api.md` (Django REST Framework's) that must come before a handler,
 //! then hands it to the endpoint from the [route table](route_table). Each API
@@ -14,6 +14,7 @@ mod answer;
 mod auth;
 mod background;
 mod body;
+mod console;
 mod description;
 mod dispatch;
 mod error;
@@ -23,7 +24,7 @@ mod home;
 mod long_polls;
 mod mail_links;
 mod openapi;
-mod pages;
+mod refusals;
 mod resources;
 mod route;
 mod route_table;
@@ -87,6 +88,7 @@ pub fn serve(
             "shutting down: answering long polls"
         );
         polls.long_polls.close_all();
+        polls.stop_streams();
         handle.stop(true).await;
     });
     Ok(server)
@@ -113,6 +115,7 @@ pub(crate) fn app(
         .app_data(state)
         .app_data(document)
         .configure(home::mount)
+        .configure(console::mount)
         .default_service(fn_service(dispatch::dispatch))
 }
 

@@ -21,6 +21,8 @@ pub struct HttpState {
     pub(crate) password_changes: Option<Arc<AccountThrottle>>,
     /// The open long polls of each device.
     pub(crate) long_polls: LongPolls,
+    /// Turns true when the server stops: open event streams end.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl HttpState {
@@ -34,7 +36,18 @@ impl HttpState {
             throttle: None,
             password_changes: None,
             long_polls: LongPolls::default(),
+            stopping: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Tells open event streams that the server stops.
+    pub(crate) fn stop_streams(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Watches for the server stopping.
+    pub(crate) fn stopping(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.stopping.subscribe()
     }
 
     /// Turns on rate limiting of the unauthenticated write routes.
@@ -47,6 +60,13 @@ impl HttpState {
     pub fn with_password_change_throttle(mut self, throttle: Arc<AccountThrottle>) -> Self {
         self.password_changes = Some(throttle);
         self
+    }
+
+    /// Whether the console's cookies carry `Secure`: the public URL is https.
+    pub(crate) fn secure_cookies(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|url| url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")))
     }
 
     /// The base of absolute URLs: the public URL when configured, else

@@ -186,7 +186,10 @@ from_request!(BaseUrl, Needs::NOTHING, |req| Ok(BaseUrl(
 pub struct WantsHtml(pub bool);
 
 from_request!(WantsHtml, Needs::NOTHING, |req| Ok(WantsHtml(
-    crate::pages::wants_html(req)
+    req.headers()
+        .get_all(actix_web::http::header::ACCEPT)
+        .filter_map(|value| value.to_str().ok())
+        .any(|value| value.contains("text/html"))
 )));
 
 /// A password change allowed by the account's rate (`--password-change-rate`):

@@ -5,16 +5,14 @@ use super::auth::{AuthToken, EMAIL};
 use crate::answer::{NoContent, SecretJson};
 use crate::description::Tag;
 use crate::description::examples as ex;
-use crate::error::{ApiError, FieldErrors};
+use crate::error::ApiError;
 use crate::extract::{PasswordChangeTurn, User, Valid};
-use crate::fields::messages::password_problem_messages;
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use application::use_cases::{ChangePasswordError, OldPasswordProblem, RegisterError};
 use domain::EmailAddress;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// `old_password` of change-password: needed only while a password is usable.
 pub(crate) const OLD_PASSWORD: Field = Field::password("old_password", "Old password").optional();
@@ -73,8 +71,8 @@ impl ToForm for EmailBody {
 
 /// A password change's body.
 pub struct PasswordChange {
-    old_password: Option<String>,
-    new_password: String,
+    pub(crate) old_password: Option<String>,
+    pub(crate) new_password: String,
 }
 
 impl FromForm for PasswordChange {
@@ -105,14 +103,8 @@ async fn register(
     state: Data<HttpState>,
     Valid(body): Valid<EmailBody>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    match state.app.accounts.register(body.email).await {
-        Ok(token) => Ok(SecretJson(AuthToken::new(token))),
-        Err(RegisterError::DuplicateEmail) => Err(ApiError::field(
-            "email",
-            "An account with this e-mail already exists.",
-        )),
-        Err(RegisterError::Store(e)) => Err(e.into()),
-    }
+    let token = state.app.accounts.register(body.email).await?;
+    Ok(SecretJson(AuthToken::new(token)))
 }
 
 /// `POST /change-password/`: every problem of both fields reported at once.
@@ -124,7 +116,7 @@ async fn change_password(
     _turn: PasswordChangeTurn,
     Valid(body): Valid<PasswordChange>,
 ) -> Result<NoContent, ApiError> {
-    let outcome = state
+    state
         .app
         .accounts
         .change_password(
@@ -132,32 +124,6 @@ async fn change_password(
             body.old_password.as_deref(),
             &body.new_password,
         )
-        .await;
-    match outcome {
-        Ok(()) => Ok(NoContent),
-        Err(ChangePasswordError::Rejected {
-            old_password,
-            new_password,
-        }) => {
-            let mut errors = FieldErrors::new();
-            if let Some(problem) = old_password {
-                let message = match problem {
-                    OldPasswordProblem::Missing => "This field is required.",
-                    OldPasswordProblem::Wrong => {
-                        "Your old password was entered incorrectly. Please enter it again."
-                    }
-                };
-                errors.insert("old_password".into(), json!([message]));
-            }
-            if !new_password.is_empty() {
-                let messages = password_problem_messages(&new_password);
-                errors.insert("new_password".into(), json!(messages));
-            }
-            Err(ApiError::Validation(errors))
-        }
-        Err(ChangePasswordError::LockedOut { retry_after_secs }) => {
-            Err(ApiError::Throttled(retry_after_secs))
-        }
-        Err(ChangePasswordError::Store(e)) => Err(e.into()),
-    }
+        .await?;
+    Ok(NoContent)
 }

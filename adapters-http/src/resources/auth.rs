@@ -3,13 +3,12 @@
 use crate::answer::{NoContent, SecretJson};
 use crate::description::examples as ex;
 use crate::description::{Described, ObjectSchema, Tag};
-use crate::error::{ApiError, NON_FIELD_ERRORS};
+use crate::error::ApiError;
 use crate::extract::{User, Valid};
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use application::use_cases::LoginError;
 use domain::EmailAddress;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -51,8 +50,8 @@ pub fn routes() -> Vec<Route> {
 
 /// A login's body.
 pub struct Credentials {
-    email: EmailAddress,
-    password: String,
+    pub(crate) email: EmailAddress,
+    pub(crate) password: String,
 }
 
 impl FromForm for Credentials {
@@ -110,21 +109,8 @@ async fn login(
     state: Data<HttpState>,
     Valid(body): Valid<Credentials>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    match state.app.sessions.login(&body.email, &body.password).await {
-        Ok(token) => Ok(SecretJson(AuthToken::new(token))),
-        Err(LoginError::InvalidCredentials) => Err(ApiError::field(
-            NON_FIELD_ERRORS,
-            "Unable to log in with provided credentials.",
-        )),
-        Err(LoginError::EmailNotVerified) => Err(ApiError::field(
-            NON_FIELD_ERRORS,
-            "E-mail address is not verified.",
-        )),
-        Err(LoginError::LockedOut { retry_after_secs }) => {
-            Err(ApiError::Throttled(retry_after_secs))
-        }
-        Err(LoginError::Store(e)) => Err(e.into()),
-    }
+    let token = state.app.sessions.login(&body.email, &body.password).await?;
+    Ok(SecretJson(AuthToken::new(token)))
 }
 
 /// `DELETE /auth/`: ends the token of this request.

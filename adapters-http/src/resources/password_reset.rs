@@ -4,16 +4,14 @@ use super::accounts::{EmailBody, NEW_PASSWORD};
 use crate::answer::{NoContent, Page};
 use crate::description::examples as ex;
 use crate::description::{Parameter, Tag};
-use crate::error::{ApiError, FieldErrors};
+use crate::error::ApiError;
 use crate::extract::{PageKey, SignedOut, Valid};
-use crate::fields::messages::password_problem_messages;
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::pages;
+use crate::console::{Browser, reset_page};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use application::use_cases::ConfirmResetError;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// `key` of an e-mailed link.
 pub(crate) const KEY: Field = Field::text("key", "Key");
@@ -66,8 +64,8 @@ pub fn routes() -> Vec<Route> {
 
 /// A reset's body: the link's key and the new password.
 pub struct Reset {
-    key: String,
-    new_password: String,
+    pub(crate) key: String,
+    pub(crate) new_password: String,
 }
 
 impl FromForm for Reset {
@@ -109,33 +107,16 @@ async fn request(
 /// `POST /reset-password/confirm/ {key, new_password}`: both fields'
 /// problems reported at once; a refused password leaves the key usable.
 async fn confirm(state: Data<HttpState>, Valid(body): Valid<Reset>) -> Result<NoContent, ApiError> {
-    match state
+    state
         .app
         .password_reset
         .confirm(&body.key, &body.new_password)
-        .await
-    {
-        Ok(()) => Ok(NoContent),
-        Err(ConfirmResetError::Rejected {
-            invalid_key,
-            new_password,
-        }) => {
-            let mut errors = FieldErrors::new();
-            if invalid_key {
-                errors.insert("key".into(), json!(["Invalid or expired key."]));
-            }
-            if !new_password.is_empty() {
-                let messages = password_problem_messages(&new_password);
-                errors.insert("new_password".into(), json!(messages));
-            }
-            Err(ApiError::Validation(errors))
-        }
-        Err(ConfirmResetError::Store(e)) => Err(e.into()),
-    }
+        .await?;
+    Ok(NoContent)
 }
 
 /// `GET /reset-password/confirm/?key=…`, the e-mailed link: a page with a
 /// form for the new password. The key is checked when the form is sent.
-async fn page(PageKey(key): PageKey) -> Result<Page, ApiError> {
-    Ok(Page(pages::reset_form(key.as_deref())))
+async fn page(PageKey(key): PageKey, browser: Browser) -> Result<Page, ApiError> {
+    Ok(Page(reset_page(&browser, key.as_deref())))
 }

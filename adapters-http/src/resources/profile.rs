@@ -125,7 +125,7 @@ impl Described for ProfileJson {
 
 /// A profile change: only `name`; the other fields are ignored.
 pub struct ProfileChange {
-    name: Option<ProfileName>,
+    pub(crate) name: Option<ProfileName>,
 }
 
 impl FromForm for ProfileChange {

@@ -8,7 +8,7 @@ use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{KeyPath, Valid, WantsHtml};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::pages;
+use crate::console::{Browser, verification_page};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
@@ -97,11 +97,8 @@ async fn verify(
     state: Data<HttpState>,
     Valid(body): Valid<KeyBody>,
 ) -> Result<Json<Detail>, ApiError> {
-    match state.app.verification.verify(&body.key).await {
-        Ok(()) => Ok(Json(VERIFIED)),
-        Err(VerifyEmailError::InvalidKey) => Err(invalid_key()),
-        Err(VerifyEmailError::Store(e)) => Err(e.into()),
-    }
+    state.app.verification.verify(&body.key).await?;
+    Ok(Json(VERIFIED))
 }
 
 /// `GET /verify-email/{key}/`, the e-mailed link: JSON like the POST, or a
@@ -110,6 +107,7 @@ async fn verify_link(
     state: Data<HttpState>,
     KeyPath(key): KeyPath,
     WantsHtml(html): WantsHtml,
+    browser: Browser,
 ) -> Result<JsonOrPage<Detail>, ApiError> {
     let verified = match state.app.verification.verify(&key).await {
         Ok(()) => true,
@@ -117,7 +115,7 @@ async fn verify_link(
         Err(VerifyEmailError::Store(e)) => return Err(e.into()),
     };
     if html {
-        Ok(JsonOrPage::Page(pages::verification(verified)))
+        Ok(JsonOrPage::Page(verification_page(&browser, verified)))
     } else if verified {
         Ok(JsonOrPage::Json(VERIFIED))
     } else {

@@ -90,6 +90,12 @@ impl Sessions {
         Ok(session.secret)
     }
 
+    /// A new random key for a browser that is not signed in: the console's
+    /// forms carry it, and it is checked against the browser's cookie.
+    pub fn mint_form_key(&self) -> String {
+        self.secrets.mint_email_key().secret
+    }
+
     /// The account of a console session that has not been idle for longer
     /// than the idle limit.
     pub async fn console_account(&self, session: &str) -> Result<Option<Account>, StoreError> {

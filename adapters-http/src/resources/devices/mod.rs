@@ -18,7 +18,6 @@ use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
 use application::ports::DeviceChanges;
-use application::use_cases::{RebootError, UpdateDeviceError};
 use domain::{DeviceDescription, DeviceName};
 use serde_json::{Map, Value};
 
@@ -112,7 +111,7 @@ fn changes_form(changes: &DeviceChanges) -> Map<String, Value> {
 }
 
 /// A PUT: `name` is required, `description` optional; other fields are ignored.
-pub struct DeviceReplacement(DeviceChanges);
+pub struct DeviceReplacement(pub(crate) DeviceChanges);
 
 impl FromForm for DeviceReplacement {
     const FIELDS: &'static [Field] = DEVICE_FIELDS;
@@ -219,11 +218,7 @@ async fn update(
         .app
         .devices
         .update(&user.account, &serial, changes)
-        .await
-        .map_err(|e| match e {
-            UpdateDeviceError::NotFound => ApiError::NotFound,
-            UpdateDeviceError::Store(e) => e.into(),
-        })?;
+        .await?;
     Ok(Json(DeviceJson::new(view, &base)))
 }
 
@@ -276,9 +271,6 @@ async fn reboot(
     user: User,
     SerialPath(serial): SerialPath,
 ) -> Result<Json<Detail, 202>, ApiError> {
-    match state.app.devices.reboot(&user.account, &serial).await {
-        Ok(()) => Ok(Json(REBOOT_DISPATCHED)),
-        Err(RebootError::NotFound) => Err(ApiError::NotFound),
-        Err(RebootError::Store(e)) => Err(e.into()),
-    }
+    state.app.devices.reboot(&user.account, &serial).await?;
+    Ok(Json(REBOOT_DISPATCHED))
 }

@@ -1,0 +1,56 @@
+//! What every console page shows around its own content: the title, the
+//! navigation of a signed-in account, the CSRF token of its forms, and a
+//! notice left by the form that led here.
+
+use super::browser::Browser;
+
+/// Where in the navigation a page is: `devices`, `add-device`,
+/// `account`, or `""` for elsewhere (templates compare the text).
+pub(crate) type Place = &'static str;
+
+/// The frame of a page.
+pub(crate) struct Chrome {
+    /// The page's title (before " · devmgr").
+    pub(crate) title: String,
+    /// The signed-in account's address; `None` shows no navigation.
+    pub(crate) email: Option<String>,
+    /// Where in the navigation this page is.
+    pub(crate) place: Place,
+    /// The token every form of the page carries.
+    pub(crate) csrf: String,
+    /// A notice for the person, from the form that led here.
+    pub(crate) notice: Option<&'static str>,
+}
+
+impl Chrome {
+    /// The frame of a page for this browser.
+    pub(crate) fn new(title: impl Into<String>, browser: &Browser, place: Place) -> Self {
+        Self {
+            title: title.into(),
+            email: browser
+                .account
+                .as_ref()
+                .map(|account| account.email.as_str().to_owned()),
+            place,
+            csrf: browser.csrf(),
+            notice: None,
+        }
+    }
+
+    /// A frame without navigation or forms (failure pages).
+    pub(crate) fn plain(title: &str) -> Self {
+        Self {
+            title: title.to_owned(),
+            email: None,
+            place: "",
+            csrf: String::new(),
+            notice: None,
+        }
+    }
+
+    /// With the notice named by a `?notice=` code, if it is one of ours.
+    pub(crate) fn with_notice(mut self, code: Option<&str>) -> Self {
+        self.notice = code.and_then(super::notices::text);
+        self
+    }
+}

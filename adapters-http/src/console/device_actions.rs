@@ -1,0 +1,199 @@
+//! What the device page's buttons do: reboot and delete (each confirmed
+//! first: a dialog with script, a page of its own without), and edit.
+
+use super::browser::Viewer;
+use super::chrome::Chrome;
+use super::device::device_of;
+use super::failure::Failure;
+use super::notices;
+use super::posted::Posted;
+use super::respond::{render, see_other};
+use super::shown::Shown;
+use crate::error::ApiError;
+use crate::resources::devices::DeviceReplacement;
+use crate::state::HttpState;
+use actix_web::http::StatusCode;
+use actix_web::web::{self, Data};
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+
+/// Mounts the reboot, edit and delete routes of a device.
+pub(super) fn mount(config: &mut web::ServiceConfig) {
+    config
+        .service(
+            web::resource("/devices/{serial}/reboot/")
+                .route(web::get().to(confirm_reboot))
+                .route(web::post().to(reboot)),
+        )
+        .service(
+            web::resource("/devices/{serial}/edit/")
+                .route(web::get().to(show_edit))
+                .route(web::post().to(edit)),
+        )
+        .service(
+            web::resource("/devices/{serial}/delete/")
+                .route(web::get().to(confirm_delete))
+                .route(web::post().to(delete)),
+        );
+}
+
+/// A confirmation page (without script; with it, a dialog asks instead).
+#[derive(Template)]
+#[template(path = "console/confirm.html")]
+struct ConfirmPage {
+    chrome: Chrome,
+    serial: String,
+    question: String,
+    explanation: &'static str,
+    action: &'static str,
+    button: &'static str,
+    danger: bool,
+}
+
+/// The edit page.
+#[derive(Template)]
+#[template(path = "console/edit.html")]
+struct EditPage {
+    chrome: Chrome,
+    serial: String,
+    name: String,
+    description: String,
+    errors: Shown,
+}
+
+async fn confirm_reboot(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    let name = view.device.name.as_str();
+    let page = ConfirmPage {
+        chrome: Chrome::new(format!("Reboot {name}"), &viewer.browser, "devices"),
+        serial: view.device.serial.as_str().to_owned(),
+        question: format!("Reboot {name}?"),
+        explanation: "The device reboots when its agent next checks in; it is offline for a moment.",
+        action: "reboot",
+        button: "Reboot now",
+        danger: false,
+    };
+    Ok(render(StatusCode::OK, &page, None))
+}
+
+async fn reboot(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+    _form: Posted,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    let serial = &view.device.serial;
+    state
+        .app
+        .devices
+        .reboot(&viewer.account, serial)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(see_other(&notices::after(
+        &format!("/console/devices/{serial}/"),
+        "rebooted",
+    )))
+}
+
+async fn confirm_delete(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    let name = view.device.name.as_str();
+    let page = ConfirmPage {
+        chrome: Chrome::new(format!("Delete {name}"), &viewer.browser, "devices"),
+        serial: view.device.serial.as_str().to_owned(),
+        question: format!("Delete {name}?"),
+        explanation: "The device and its command history are deleted, and its agent can no longer connect. To add it again, install the agent again.",
+        action: "delete",
+        button: "Delete",
+        danger: true,
+    };
+    Ok(render(StatusCode::OK, &page, None))
+}
+
+async fn delete(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+    _form: Posted,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    if !state
+        .app
+        .devices
+        .delete(&viewer.account, &view.device.serial)
+        .await?
+    {
+        return Err(Failure::NotFound);
+    }
+    Ok(see_other(&notices::after("/console/", "deleted")))
+}
+
+async fn show_edit(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    let device = &view.device;
+    let page = EditPage {
+        chrome: Chrome::new(format!("Edit {}", device.name.as_str()), &viewer.browser, "devices"),
+        serial: device.serial.as_str().to_owned(),
+        name: device.name.as_str().to_owned(),
+        description: device.description.as_str().to_owned(),
+        errors: Shown::none(),
+    };
+    Ok(render(StatusCode::OK, &page, None))
+}
+
+async fn edit(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+    posted: Posted,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(&state, &viewer.account, &path).await?;
+    let serial = view.device.serial.clone();
+    let again = |errors: Shown, status: StatusCode| {
+        let page = EditPage {
+            chrome: Chrome::new(
+                format!("Edit {}", view.device.name.as_str()),
+                &viewer.browser,
+                "devices",
+            ),
+            serial: serial.as_str().to_owned(),
+            name: posted.text("name"),
+            description: posted.text("description"),
+            errors,
+        };
+        render(status, &page, None)
+    };
+    let DeviceReplacement(changes) = match posted.read::<DeviceReplacement>() {
+        Ok(changes) => changes,
+        Err(errors) => return Ok(again(errors, StatusCode::BAD_REQUEST)),
+    };
+    match state
+        .app
+        .devices
+        .update(&viewer.account, &serial, changes)
+        .await
+    {
+        Ok(_) => Ok(see_other(&notices::after(
+            &format!("/console/devices/{serial}/"),
+            "saved",
+        ))),
+        Err(error) => {
+            let error = ApiError::from(error);
+            let status = error.status_code();
+            Ok(again(Shown::of(error)?, status))
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Notices a form leaves for the page it leads to, named by a code in the
+//! redirect's `?notice=` (only these texts can appear: nothing from the URL
+//! is ever shown).
+
+/// The codes and their texts.
+const NOTICES: &[(&str, &str)] = &[
+    ("signed-out", "You are logged out."),
+    ("signed-out-everywhere", "You are logged out everywhere: every session and API token of your account has ended."),
+    ("password-set", "Your new password is set. Log in with it."),
+    ("reset-sent", "If an account has this address, a link to reset its password is on its way. It works for 24 hours."),
+    ("verification-sent", "A new verification link is on its way."),
+    ("rebooted", "Reboot requested: the device reboots when its agent next checks in."),
+    ("saved", "Saved."),
+    ("deleted", "The device is deleted; its agent can no longer connect."),
+    ("name-saved", "Your name is saved."),
+    ("password-changed", "Your password is changed."),
+    ("install-token", "Your install token is new: the old one no longer enrols devices."),
+];
+
+/// The text of a notice code, if it is one.
+pub(crate) fn text(code: &str) -> Option<&'static str> {
+    NOTICES
+        .iter()
+        .find(|(known, _)| *known == code)
+        .map(|(_, text)| *text)
+}
+
+/// The path to `path` with the notice `code`.
+pub(crate) fn after(path: &str, code: &'static str) -> String {
+    debug_assert!(text(code).is_some(), "unknown notice {code}");
+    format!("{path}?notice={code}")
+}

@@ -1,0 +1,107 @@
+//! `/console/login/` and `/console/logout/`: signing in with the API's
+//! checks, lockout and throttle, and signing out.
+
+use super::browser::Browser;
+use super::chrome::Chrome;
+use super::failure::Failure;
+use super::notice_query::NoticeCode;
+use super::notices;
+use super::posted::Posted;
+use super::respond::{render, see_other};
+use super::shown::Shown;
+use super::throttle;
+use crate::error::ApiError;
+use crate::resources::auth::Credentials;
+use crate::state::HttpState;
+use actix_web::http::StatusCode;
+use actix_web::web::{self, Data};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use askama::Template;
+
+/// Mounts the sign-in and sign-out routes.
+pub(super) fn mount(config: &mut web::ServiceConfig) {
+    config
+        .service(
+            web::resource("/login/")
+                .route(web::get().to(show))
+                .route(web::post().to(sign_in)),
+        )
+        .service(web::resource("/logout/").route(web::post().to(sign_out)));
+}
+
+/// The sign-in page.
+#[derive(Template)]
+#[template(path = "console/login.html")]
+struct LoginPage {
+    chrome: Chrome,
+    email: String,
+    errors: Shown,
+}
+
+fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> HttpResponse {
+    let page = LoginPage {
+        chrome: Chrome::new("Log in", browser, ""),
+        email,
+        errors,
+    };
+    render(status, &page, browser.cookie())
+}
+
+async fn show(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse {
+    if browser.account.is_some() {
+        return see_other("/console/");
+    }
+    let page = LoginPage {
+        chrome: Chrome::new("Log in", &browser, "").with_notice(notice.as_deref()),
+        email: String::new(),
+        errors: Shown::none(),
+    };
+    render(StatusCode::OK, &page, browser.cookie())
+}
+
+async fn sign_in(
+    req: HttpRequest,
+    state: Data<HttpState>,
+    posted: Posted,
+) -> Result<HttpResponse, Failure> {
+    let email = posted.text("email");
+    if let Err(error) = throttle::check(&req, &state) {
+        return refused(&posted.browser, email, error);
+    }
+    let credentials = match posted.read::<Credentials>() {
+        Ok(credentials) => credentials,
+        Err(errors) => return Ok(page(&posted.browser, email, errors, StatusCode::BAD_REQUEST)),
+    };
+    match state
+        .app
+        .sessions
+        .open_console(&credentials.email, &credentials.password)
+        .await
+    {
+        Ok(secret) => {
+            let mut response = see_other("/console/");
+            response
+                .add_cookie(&posted.browser.session_cookie(secret))
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+            Ok(response)
+        }
+        Err(error) => refused(&posted.browser, email, error.into()),
+    }
+}
+
+/// The sign-in page again, with the API's refusal.
+fn refused(browser: &Browser, email: String, error: ApiError) -> Result<HttpResponse, Failure> {
+    let status = error.status_code();
+    Ok(page(browser, email, Shown::of(error)?, status))
+}
+
+async fn sign_out(state: Data<HttpState>, posted: Posted) -> Result<HttpResponse, Failure> {
+    if let Some(session) = posted.browser.session() {
+        state.app.sessions.close_console(session).await?;
+    }
+    let mut response = see_other(&notices::after("/console/login/", "signed-out"));
+    response
+        .add_cookie(&posted.browser.ended_session_cookie())
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(response)
+}
