@@ -274,3 +274,47 @@ async fn add_device_refuses_unknown_owners_and_taken_serials() {
         Err(AddDeviceError::DuplicateSerial)
     ));
 }
+
+#[tokio::test]
+async fn edits_deletions_and_queued_reboots_are_announced() {
+    use crate::use_cases::test_support::announcements;
+    let mut h = Harness::new();
+    h.devices
+        .expect_update()
+        .returning(|_, _, _| Ok(Some(device(None))));
+    h.devices.expect_delete().returning(|_, _| Ok(true));
+    h.devices
+        .expect_find_for()
+        .returning(|_, _| Ok(Some(device(None))));
+    h.commands
+        .expect_queue_reboot()
+        .returning(|_, _, _, _| Ok(true));
+    h.fleet_signals = announcements(3);
+    let app = h.app();
+    let owner = account(true, None);
+    let serial = device(None).serial;
+    app.devices
+        .update(&owner, &serial, crate::ports::DeviceChanges::default())
+        .await
+        .unwrap();
+    app.devices.reboot(&owner, &serial).await.unwrap();
+    assert!(app.devices.delete(&owner, &serial).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_reboot_joining_one_under_way_is_not_announced() {
+    use crate::use_cases::test_support::announcements;
+    let mut h = Harness::new();
+    h.devices
+        .expect_find_for()
+        .returning(|_, _| Ok(Some(device(None))));
+    h.commands
+        .expect_queue_reboot()
+        .returning(|_, _, _, _| Ok(false));
+    h.fleet_signals = announcements(0);
+    let app = h.app();
+    app.devices
+        .reboot(&account(true, None), &device(None).serial)
+        .await
+        .unwrap();
+}

@@ -317,3 +317,52 @@ async fn acknowledging_reports_whether_the_command_is_the_devices() {
             .unwrap()
     );
 }
+
+#[tokio::test]
+async fn a_device_coming_online_is_announced_and_an_online_one_is_not() {
+    use crate::use_cases::test_support::announcements;
+    for (last_seen, announced) in [
+        (None, 1),
+        (Some(now() - chrono::Duration::minutes(5)), 1),
+        (Some(now() - chrono::Duration::seconds(20)), 0),
+    ] {
+        let mut h = Harness::new();
+        h.devices
+            .expect_record_heartbeat()
+            .returning(|_, _, _| Ok(()));
+        h.commands.expect_take_due().returning(|_, _, _, _| Ok(vec![]));
+        h.fleet_signals = announcements(announced);
+        h.app()
+            .fleet
+            .heartbeat(&device(last_seen), FactsReport::default())
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn handing_out_and_acknowledging_commands_are_announced() {
+    use crate::use_cases::test_support::announcements;
+    let mut h = Harness::new();
+    h.commands
+        .expect_listen()
+        .returning(|_| Box::new(crate::ports::MockCommandListener::new()));
+    h.commands
+        .expect_take_due()
+        .returning(|_, _, _, _| Ok(vec![reboot()]));
+    h.commands
+        .expect_acknowledge()
+        .returning(|_, _, _, _| Ok(true));
+    h.fleet_signals = announcements(2);
+    let app = h.app();
+    let online = device(Some(now()));
+    app.fleet
+        .poll_commands(&online, domain::PollWait::at_most(0))
+        .await
+        .unwrap();
+    let outcome = CommandOutcome {
+        status: domain::CommandStatus::Done,
+        detail: domain::AckDetail::default(),
+    };
+    assert!(app.fleet.acknowledge(&online, &command_id(), outcome).await.unwrap());
+}

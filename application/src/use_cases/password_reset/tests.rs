@@ -50,6 +50,11 @@ async fn a_request_surfaces_storage_failures() {
 #[tokio::test]
 async fn a_valid_key_and_a_good_password_complete_the_reset() {
     let mut h = Harness::new();
+    h.console_sessions
+        .expect_close_sessions()
+        .with(eq(domain::AccountId(7)))
+        .times(1)
+        .returning(|_| Ok(()));
     h.keys
         .expect_reset_account()
         .with(eq(SecretHash::of("k")), eq(now()))

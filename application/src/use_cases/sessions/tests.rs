@@ -111,21 +111,6 @@ async fn logout_revokes_the_hash_of_the_presented_token() {
 }
 
 #[tokio::test]
-async fn logging_out_everywhere_revokes_every_token_of_the_account() {
-    let mut h = Harness::new();
-    h.tokens
-        .expect_revoke_all()
-        .with(eq(AccountId(7)))
-        .times(1)
-        .returning(|_| Ok(()));
-    h.app()
-        .sessions
-        .logout_everywhere(&account(true, None))
-        .await
-        .unwrap();
-}
-
-#[tokio::test]
 async fn authenticate_looks_tokens_up_by_hash() {
     let mut h = Harness::new();
     h.tokens
@@ -219,4 +204,96 @@ async fn without_a_lockout_policy_nothing_is_counted() {
     let app = h.app_with(|settings| settings.login_lockout = None);
     let err = app.sessions.login(&email(), "wrong").await.unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
+}
+
+#[tokio::test]
+async fn the_console_signs_in_with_the_logins_checks_and_opens_a_session() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(true, Some("hash")))));
+    h.hasher.expect_verify().returning(|_, _| Ok(true));
+    h.tokens.expect_issue().never();
+    h.console_sessions
+        .expect_open_session()
+        .withf(|id, _, at| id.0 == 7 && *at == now())
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let secret = h
+        .app()
+        .sessions
+        .open_console(&email(), "s3cret-pass")
+        .await
+        .unwrap();
+    assert_eq!(secret.len(), 43);
+}
+
+#[tokio::test]
+async fn the_console_shares_the_logins_lockout() {
+    let mut h = Harness::new();
+    h.login_attempts
+        .expect_admit()
+        .returning(|_, _, _| Ok(Admission::Locked(now() + chrono::Duration::seconds(42))));
+    h.hasher.expect_verify().never();
+    h.console_sessions.expect_open_session().never();
+    let err = h
+        .app()
+        .sessions
+        .open_console(&email(), "whatever")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LoginError::LockedOut { retry_after_secs: 42 }));
+}
+
+#[tokio::test]
+async fn an_unverified_address_gets_no_console_session() {
+    let mut h = Harness::new().never_locked();
+    h.accounts
+        .expect_find_by_email()
+        .returning(|_| Ok(Some(account(false, Some("hash")))));
+    h.hasher.expect_verify().returning(|_, _| Ok(true));
+    h.console_sessions.expect_open_session().never();
+    let err = h
+        .app()
+        .sessions
+        .open_console(&email(), "s3cret-pass")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LoginError::EmailNotVerified));
+}
+
+#[tokio::test]
+async fn a_session_ends_after_fourteen_idle_days_and_is_touched_at_most_every_five_minutes() {
+    let mut h = Harness::new();
+    h.console_sessions
+        .expect_session_account()
+        .withf(|_, idle_after, touch_before, at| {
+            *idle_after == now() - chrono::Duration::days(14)
+                && *touch_before == now() - chrono::Duration::minutes(5)
+                && *at == now()
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(Some(account(true, None))));
+    let found = h.app().sessions.console_account("secret").await.unwrap();
+    assert_eq!(found.map(|a| a.id), Some(AccountId(7)));
+}
+
+#[tokio::test]
+async fn logging_out_everywhere_ends_tokens_and_console_sessions() {
+    let mut h = Harness::new();
+    h.tokens
+        .expect_revoke_all()
+        .with(eq(AccountId(7)))
+        .times(1)
+        .returning(|_| Ok(()));
+    h.console_sessions
+        .expect_close_sessions()
+        .with(eq(AccountId(7)))
+        .times(1)
+        .returning(|_| Ok(()));
+    h.app()
+        .sessions
+        .logout_everywhere(&account(true, None))
+        .await
+        .unwrap();
 }
