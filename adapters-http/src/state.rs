@@ -64,9 +64,10 @@ impl HttpState {
 
     /// Whether the console's cookies carry `Secure`: the public URL is https.
     pub(crate) fn secure_cookies(&self) -> bool {
-        self.public_url
-            .as_deref()
-            .is_some_and(|url| url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")))
+        self.public_url.as_deref().is_some_and(|url| {
+            url.get(..8)
+                .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+        })
     }
 
     /// The base of absolute URLs: the public URL when configured, else

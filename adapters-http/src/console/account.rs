@@ -45,7 +45,10 @@ impl AccountPage {
     fn of(viewer: &Viewer, notice: Option<&str>) -> Self {
         let account = &viewer.account;
         Self {
-            chrome: Chrome::new("Account", &viewer.browser, "account").with_notice(notice),
+            chrome: viewer
+                .browser
+                .chrome("Account", "account")
+                .with_notice(notice),
             email: account.email.as_str().to_owned(),
             verified: account.email_verified,
             name: account.name.as_str().to_owned(),
@@ -57,7 +60,11 @@ impl AccountPage {
 }
 
 async fn show(viewer: Viewer, NoticeCode(notice): NoticeCode) -> HttpResponse {
-    render(StatusCode::OK, &AccountPage::of(&viewer, notice.as_deref()), None)
+    render(
+        StatusCode::OK,
+        &AccountPage::of(&viewer, notice.as_deref()),
+        None,
+    )
 }
 
 async fn rename(
@@ -77,7 +84,10 @@ async fn rename(
     if let Some(name) = change.name {
         state.app.accounts.rename(&viewer.account, &name).await?;
     }
-    Ok(see_other(&notices::after("/console/account/", "name-saved")))
+    Ok(see_other(&notices::after(
+        "/console/account/",
+        "name-saved",
+    )))
 }
 
 async fn change_password(
@@ -133,7 +143,10 @@ async fn rotate(
         .accounts
         .rotate_install_token(&viewer.account)
         .await?;
-    Ok(see_other(&notices::after("/console/add-device/", "install-token")))
+    Ok(see_other(&notices::after(
+        "/console/add-device/",
+        "install-token",
+    )))
 }
 
 async fn logout_everywhere(
@@ -146,10 +159,7 @@ async fn logout_everywhere(
         .sessions
         .logout_everywhere(&viewer.account)
         .await?;
-    let mut response = see_other(&notices::after(
-        "/console/login/",
-        "signed-out-everywhere",
-    ));
+    let mut response = see_other(&notices::after("/console/login/", "signed-out-everywhere"));
     response
         .add_cookie(&posted.browser.ended_session_cookie())
         .map_err(|e| ApiError::Internal(e.to_string()))?;

@@ -27,7 +27,7 @@ struct AddDevicePage {
 async fn show(req: HttpRequest, state: Data<HttpState>, viewer: Viewer) -> HttpResponse {
     let account = &viewer.account;
     let page = AddDevicePage {
-        chrome: Chrome::new("Add a device", &viewer.browser, "add-device"),
+        chrome: viewer.browser.chrome("Add a device", "add-device"),
         install_command: install_command(&state.base_url(&req), &account.install_token),
         verified: account.email_verified,
     };

@@ -19,9 +19,8 @@ pub(super) fn mount(config: &mut web::ServiceConfig) {
         )
         .route(
             "/static/console.js",
-            web::get().to(|| async {
-                asset(ContentType(mime::APPLICATION_JAVASCRIPT_UTF_8), SCRIPT)
-            }),
+            web::get()
+                .to(|| async { asset(ContentType(mime::APPLICATION_JAVASCRIPT_UTF_8), SCRIPT) }),
         );
 }
 

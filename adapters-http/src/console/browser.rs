@@ -3,6 +3,7 @@
 //! browser not signed in). [`Browser`] reads both; [`Viewer`] insists on a
 //! session and sends everyone else to the sign-in page.
 
+use super::chrome::{Chrome, Place};
 use super::failure::Failure;
 use crate::extract::state;
 use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieAge};
@@ -58,8 +59,7 @@ impl Browser {
     /// derived token or the form key), so the form came from our page.
     pub(crate) fn accepts(&self, token: &str) -> bool {
         let matches = |expected: &str| {
-            !expected.is_empty()
-                && subtle_equal(expected.as_bytes(), token.as_bytes())
+            !expected.is_empty() && subtle_equal(expected.as_bytes(), token.as_bytes())
         };
         self.session
             .as_deref()
@@ -95,6 +95,21 @@ impl Browser {
         let mut cookie = self.session_cookie(String::new());
         cookie.make_removal();
         cookie
+    }
+
+    /// The frame of a page for this browser: `place` is where the page is
+    /// in the navigation.
+    pub(crate) fn chrome(&self, title: impl Into<String>, place: Place) -> Chrome {
+        Chrome {
+            title: title.into(),
+            email: self
+                .account
+                .as_ref()
+                .map(|account| account.email.as_str().to_owned()),
+            place,
+            csrf: self.csrf(),
+            notice: None,
+        }
     }
 
     /// The session cookie's secret, if the browser sent one.

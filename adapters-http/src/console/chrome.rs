@@ -2,8 +2,6 @@
 //! navigation of a signed-in account, the CSRF token of its forms, and a
 //! notice left by the form that led here.
 
-use super::browser::Browser;
-
 /// Where in the navigation a page is: `devices`, `add-device`,
 /// `account`, or `""` for elsewhere (templates compare the text).
 pub(crate) type Place = &'static str;
@@ -23,20 +21,6 @@ pub(crate) struct Chrome {
 }
 
 impl Chrome {
-    /// The frame of a page for this browser.
-    pub(crate) fn new(title: impl Into<String>, browser: &Browser, place: Place) -> Self {
-        Self {
-            title: title.into(),
-            email: browser
-                .account
-                .as_ref()
-                .map(|account| account.email.as_str().to_owned()),
-            place,
-            csrf: browser.csrf(),
-            notice: None,
-        }
-    }
-
     /// A frame without navigation or forms (failure pages).
     pub(crate) fn plain(title: &str) -> Self {
         Self {

@@ -7,7 +7,7 @@ use super::failure::Failure;
 use super::notice_query::NoticeCode;
 use super::respond::render;
 use super::time::Moment;
-use super::views::{CommandRow, DeviceRow, bytes, megahertz, mebibytes};
+use super::views::{CommandRow, DeviceRow, bytes, mebibytes, megahertz};
 use crate::state::HttpState;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
@@ -83,15 +83,42 @@ fn facts(view: &DeviceView, now: domain::Timestamp) -> Vec<Fact> {
     };
     let created = Moment::of(device.created_time, now);
     vec![
-        Fact { label: "Operating system", value: text(facts.operating_system.as_str()) },
-        Fact { label: "Kernel", value: text(facts.uname.as_str()) },
-        Fact { label: "Agent version", value: text(facts.agent_version.as_str()) },
-        Fact { label: "Machine type", value: facts.machine_type.display_name().to_owned() },
-        Fact { label: "RAM", value: or_unknown(mebibytes(facts.ram_capacity)) },
-        Fact { label: "Disk", value: disk },
-        Fact { label: "CPU speed", value: or_unknown(megahertz(facts.processor_speed)) },
-        Fact { label: "Serial", value: device.serial.as_str().to_owned() },
-        Fact { label: "Created", value: format!("{} ({})", created.exact, created.ago) },
+        Fact {
+            label: "Operating system",
+            value: text(facts.operating_system.as_str()),
+        },
+        Fact {
+            label: "Kernel",
+            value: text(facts.uname.as_str()),
+        },
+        Fact {
+            label: "Agent version",
+            value: text(facts.agent_version.as_str()),
+        },
+        Fact {
+            label: "Machine type",
+            value: facts.machine_type.display_name().to_owned(),
+        },
+        Fact {
+            label: "RAM",
+            value: or_unknown(mebibytes(facts.ram_capacity)),
+        },
+        Fact {
+            label: "Disk",
+            value: disk,
+        },
+        Fact {
+            label: "CPU speed",
+            value: or_unknown(megahertz(facts.processor_speed)),
+        },
+        Fact {
+            label: "Serial",
+            value: device.serial.as_str().to_owned(),
+        },
+        Fact {
+            label: "Created",
+            value: format!("{} ({})", created.exact, created.ago),
+        },
     ]
 }
 
@@ -117,7 +144,9 @@ async fn show(
         .unwrap_or_default();
     let now = state.app.watching.now();
     let page = DevicePage {
-        chrome: Chrome::new(view.device.name.as_str(), &viewer.browser, "devices")
+        chrome: viewer
+            .browser
+            .chrome(view.device.name.as_str(), "devices")
             .with_notice(notice.as_deref()),
         device: DeviceRow::of(&view, now),
         facts: facts(&view, now),

@@ -69,7 +69,7 @@ async fn confirm_reboot(
     let view = device_of(&state, &viewer.account, &path).await?;
     let name = view.device.name.as_str();
     let page = ConfirmPage {
-        chrome: Chrome::new(format!("Reboot {name}"), &viewer.browser, "devices"),
+        chrome: viewer.browser.chrome(format!("Reboot {name}"), "devices"),
         serial: view.device.serial.as_str().to_owned(),
         question: format!("Reboot {name}?"),
         explanation: "The device reboots when its agent next checks in; it is offline for a moment.",
@@ -108,7 +108,7 @@ async fn confirm_delete(
     let view = device_of(&state, &viewer.account, &path).await?;
     let name = view.device.name.as_str();
     let page = ConfirmPage {
-        chrome: Chrome::new(format!("Delete {name}"), &viewer.browser, "devices"),
+        chrome: viewer.browser.chrome(format!("Delete {name}"), "devices"),
         serial: view.device.serial.as_str().to_owned(),
         question: format!("Delete {name}?"),
         explanation: "The device and its command history are deleted, and its agent can no longer connect. To add it again, install the agent again.",
@@ -145,7 +145,9 @@ async fn show_edit(
     let view = device_of(&state, &viewer.account, &path).await?;
     let device = &view.device;
     let page = EditPage {
-        chrome: Chrome::new(format!("Edit {}", device.name.as_str()), &viewer.browser, "devices"),
+        chrome: viewer
+            .browser
+            .chrome(format!("Edit {}", device.name.as_str()), "devices"),
         serial: device.serial.as_str().to_owned(),
         name: device.name.as_str().to_owned(),
         description: device.description.as_str().to_owned(),
@@ -164,11 +166,9 @@ async fn edit(
     let serial = view.device.serial.clone();
     let again = |errors: Shown, status: StatusCode| {
         let page = EditPage {
-            chrome: Chrome::new(
-                format!("Edit {}", view.device.name.as_str()),
-                &viewer.browser,
-                "devices",
-            ),
+            chrome: viewer
+                .browser
+                .chrome(format!("Edit {}", view.device.name.as_str()), "devices"),
             serial: serial.as_str().to_owned(),
             name: posted.text("name"),
             description: posted.text("description"),

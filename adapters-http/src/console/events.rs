@@ -185,7 +185,9 @@ impl Watch {
         let now = self.state.app.watching.now();
         next_change
             .and_then(|at| (at - now).to_std().ok())
-            .map_or(REFRESH, |left| (left + Duration::from_millis(500)).min(REFRESH))
+            .map_or(REFRESH, |left| {
+                (left + Duration::from_millis(500)).min(REFRESH)
+            })
     }
 
     /// The current state as an event, and when it next changes by time alone.

@@ -85,7 +85,10 @@ impl ResponseError for Failure {
             ),
             Self::Api(ApiError::Internal(cause)) => {
                 tracing::error!(%cause, "console request failed");
-                ("Something went wrong", "A server error occurred.".to_owned())
+                (
+                    "Something went wrong",
+                    "A server error occurred.".to_owned(),
+                )
             }
             Self::Api(error) => ("This did not work", error.message()),
         };

@@ -72,7 +72,10 @@ async fn show(
     let search = url_query_value(req.query_string(), "search").unwrap_or_default();
     let account = &viewer.account;
     let mut page = FleetPage {
-        chrome: Chrome::new("Devices", &viewer.browser, "devices").with_notice(notice.as_deref()),
+        chrome: viewer
+            .browser
+            .chrome("Devices", "devices")
+            .with_notice(notice.as_deref()),
         offline: rows.len() - online,
         online,
         search,

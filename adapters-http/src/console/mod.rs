@@ -66,7 +66,9 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
 
 /// A console path without its final `/` is sent there (the query kept), as
 /// the API does; any other unknown path is the console's 404 page.
-async fn not_found(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse, failure::Failure> {
+async fn not_found(
+    req: actix_web::HttpRequest,
+) -> Result<actix_web::HttpResponse, failure::Failure> {
     let path = req.path();
     if path.ends_with('/') {
         return Err(failure::Failure::NotFound);

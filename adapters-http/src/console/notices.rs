@@ -5,16 +5,34 @@
 /// The codes and their texts.
 const NOTICES: &[(&str, &str)] = &[
     ("signed-out", "You are logged out."),
-    ("signed-out-everywhere", "You are logged out everywhere: every session and API token of your account has ended."),
+    (
+        "signed-out-everywhere",
+        "You are logged out everywhere: every session and API token of your account has ended.",
+    ),
     ("password-set", "Your new password is set. Log in with it."),
-    ("reset-sent", "If an account has this address, a link to reset its password is on its way. It works for 24 hours."),
-    ("verification-sent", "A new verification link is on its way."),
-    ("rebooted", "Reboot requested: the device reboots when its agent next checks in."),
+    (
+        "reset-sent",
+        "If an account has this address, a link to reset its password is on its way. It works for 24 hours.",
+    ),
+    (
+        "verification-sent",
+        "A new verification link is on its way.",
+    ),
+    (
+        "rebooted",
+        "Reboot requested: the device reboots when its agent next checks in.",
+    ),
     ("saved", "Saved."),
-    ("deleted", "The device is deleted; its agent can no longer connect."),
+    (
+        "deleted",
+        "The device is deleted; its agent can no longer connect.",
+    ),
     ("name-saved", "Your name is saved."),
     ("password-changed", "Your password is changed."),
-    ("install-token", "Your install token is new: the old one no longer enrols devices."),
+    (
+        "install-token",
+        "Your install token is new: the old one no longer enrols devices.",
+    ),
 ];
 
 /// The text of a notice code, if it is one.

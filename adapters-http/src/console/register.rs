@@ -36,7 +36,7 @@ struct RegisterPage {
 
 fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> HttpResponse {
     let page = RegisterPage {
-        chrome: Chrome::new("Create an account", browser, ""),
+        chrome: browser.chrome("Create an account", ""),
         email,
         errors,
     };
@@ -58,7 +58,12 @@ async fn register(
     let email = posted.text("email");
     let refused = |error: ApiError| -> Result<HttpResponse, Failure> {
         let status = error.status_code();
-        Ok(page(&posted.browser, email.clone(), Shown::of(error)?, status))
+        Ok(page(
+            &posted.browser,
+            email.clone(),
+            Shown::of(error)?,
+            status,
+        ))
     };
     if let Err(error) = throttle::check(&req, &state) {
         return refused(error);
@@ -66,7 +71,12 @@ async fn register(
     let body = match posted.read::<EmailBody>() {
         Ok(body) => body,
         Err(errors) => {
-            return Ok(page(&posted.browser, email, errors, StatusCode::BAD_REQUEST));
+            return Ok(page(
+                &posted.browser,
+                email,
+                errors,
+                StatusCode::BAD_REQUEST,
+            ));
         }
     };
     let account = match state.app.accounts.register_for_console(body.email).await {

@@ -14,7 +14,7 @@ use super::shown::Shown;
 use super::throttle;
 use crate::error::ApiError;
 use crate::resources::accounts::EmailBody;
-use crate::resources::password_reset::Reset;
+use crate::resources::password_reset::body::Reset;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
@@ -56,7 +56,9 @@ struct ConfirmPage {
 
 async fn show_request(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse {
     let page = RequestPage {
-        chrome: Chrome::new("Reset your password", &browser, "").with_notice(notice.as_deref()),
+        chrome: browser
+            .chrome("Reset your password", "")
+            .with_notice(notice.as_deref()),
         email: String::new(),
         errors: Shown::none(),
     };
@@ -70,7 +72,7 @@ async fn request(
 ) -> Result<HttpResponse, Failure> {
     let again = |errors: Shown, status: StatusCode| {
         let page = RequestPage {
-            chrome: Chrome::new("Reset your password", &posted.browser, ""),
+            chrome: posted.browser.chrome("Reset your password", ""),
             email: posted.text("email"),
             errors,
         };
@@ -94,7 +96,7 @@ async fn request(
 /// The page of a mailed reset link, for `key` (checked when the form is sent).
 pub(crate) fn reset_page(browser: &Browser, key: Option<&str>) -> HttpResponse {
     let page = ConfirmPage {
-        chrome: Chrome::new("Set a new password", browser, ""),
+        chrome: browser.chrome("Set a new password", ""),
         key: key.unwrap_or_default().to_owned(),
         errors: Shown::none(),
     };
@@ -113,7 +115,7 @@ async fn confirm(
 ) -> Result<HttpResponse, Failure> {
     let again = |errors: Shown, status: StatusCode| {
         let page = ConfirmPage {
-            chrome: Chrome::new("Set a new password", &posted.browser, ""),
+            chrome: posted.browser.chrome("Set a new password", ""),
             key: posted.text("key"),
             errors,
         };
@@ -133,7 +135,10 @@ async fn confirm(
         .confirm(&reset.key, &reset.new_password)
         .await
     {
-        Ok(()) => Ok(see_other(&notices::after("/console/login/", "password-set"))),
+        Ok(()) => Ok(see_other(&notices::after(
+            "/console/login/",
+            "password-set",
+        ))),
         Err(error) => {
             let error = ApiError::from(error);
             let status = error.status_code();

@@ -40,7 +40,7 @@ struct LoginPage {
 
 fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> HttpResponse {
     let page = LoginPage {
-        chrome: Chrome::new("Log in", browser, ""),
+        chrome: browser.chrome("Log in", ""),
         email,
         errors,
     };
@@ -52,7 +52,7 @@ async fn show(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse 
         return see_other("/console/");
     }
     let page = LoginPage {
-        chrome: Chrome::new("Log in", &browser, "").with_notice(notice.as_deref()),
+        chrome: browser.chrome("Log in", "").with_notice(notice.as_deref()),
         email: String::new(),
         errors: Shown::none(),
     };
@@ -70,7 +70,14 @@ async fn sign_in(
     }
     let credentials = match posted.read::<Credentials>() {
         Ok(credentials) => credentials,
-        Err(errors) => return Ok(page(&posted.browser, email, errors, StatusCode::BAD_REQUEST)),
+        Err(errors) => {
+            return Ok(page(
+                &posted.browser,
+                email,
+                errors,
+                StatusCode::BAD_REQUEST,
+            ));
+        }
     };
     match state
         .app

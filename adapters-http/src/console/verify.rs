@@ -27,7 +27,7 @@ pub(crate) fn verification_page(browser: &Browser, verified: bool) -> HttpRespon
         "Invalid link"
     };
     let page = VerifiedPage {
-        chrome: Chrome::new(title, browser, ""),
+        chrome: browser.chrome(title, ""),
         verified,
         invalid_key: INVALID_KEY,
         signed_in: browser.account.is_some(),

@@ -109,7 +109,11 @@ async fn login(
     state: Data<HttpState>,
     Valid(body): Valid<Credentials>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    let token = state.app.sessions.login(&body.email, &body.password).await?;
+    let token = state
+        .app
+        .sessions
+        .login(&body.email, &body.password)
+        .await?;
     Ok(SecretJson(AuthToken::new(token)))
 }
 

@@ -3,12 +3,12 @@
 use super::accounts::EmailBody;
 use super::password_reset::{KEY, KEY_PARAMETER};
 use crate::answer::{Detail, Json, JsonOrPage, NoContent};
+use crate::console::{Browser, verification_page};
 use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{KeyPath, Valid, WantsHtml};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::console::{Browser, verification_page};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;

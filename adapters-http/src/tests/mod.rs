@@ -2,6 +2,8 @@
 //! file, checking the conventions of `docs/api.md` (Conventions) request by
 //! request.
 
+mod console;
+mod console_support;
 mod conventions;
 mod imports;
 mod standalone;
@@ -15,7 +17,7 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::test::{TestRequest, init_service};
 use actix_web::web;
 use adapters_sqlite::SqliteStore;
-use adapters_system::{Argon2Hasher, OsRandom, SystemClock};
+use adapters_system::{Argon2Hasher, OsRandom};
 use application::ports::{MockMailer, Ports};
 use application::{Services, Settings};
 use serde_json::Value;
@@ -26,6 +28,24 @@ use tempfile::TempDir;
 pub(crate) struct TestApi {
     _dir: TempDir,
     state: web::Data<HttpState>,
+    clock: Arc<TestClock>,
+}
+
+/// A clock that stands still until a test moves it.
+pub(crate) struct TestClock(std::sync::Mutex<domain::Timestamp>);
+
+impl TestClock {
+    /// Moves the clock on.
+    pub(crate) fn advance(&self, by: chrono::Duration) {
+        let mut now = self.0.lock().expect("the clock");
+        *now += by;
+    }
+}
+
+impl application::ports::Clock for TestClock {
+    fn now(&self) -> domain::Timestamp {
+        *self.0.lock().expect("the clock")
+    }
 }
 
 /// One answer: status, headers and the body as JSON (`Null` when empty).
@@ -38,6 +58,12 @@ pub(crate) struct Answer {
 impl TestApi {
     /// A fresh database and the application over it.
     pub fn new() -> Self {
+        Self::with_public_url(None)
+    }
+
+    /// Like [`new`](Self::new), with `--public-url`.
+    pub fn with_public_url(public_url: Option<&str>) -> Self {
+        let clock = Arc::new(TestClock(std::sync::Mutex::new(chrono::Utc::now())));
         let dir = tempfile::tempdir().expect("a temporary folder");
         let store = SqliteStore::open(&dir.path().join("devmgr.db")).expect("the store opens");
         store.migrate().expect("the schema migrates");
@@ -46,15 +72,21 @@ impl TestApi {
             Arc::new(MockMailer::new()),
             Arc::new(crate::HttpMailLinks::new(None, "127.0.0.1:8000")),
             Arc::new(Argon2Hasher::owasp(1)),
-            Arc::new(SystemClock),
+            clock.clone(),
             Arc::new(OsRandom),
         );
         let app = Services::new(ports, Settings::default());
-        let state = HttpState::new(app, None, "127.0.0.1:8000".into());
+        let state = HttpState::new(app, public_url.map(str::to_owned), "127.0.0.1:8000".into());
         Self {
             _dir: dir,
             state: web::Data::new(state),
+            clock,
         }
+    }
+
+    /// The application's clock.
+    pub fn clock(&self) -> &TestClock {
+        &self.clock
     }
 
     /// The state the API serves from, for apps of a test's own.

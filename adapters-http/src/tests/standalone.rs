@@ -97,13 +97,22 @@ async fn an_extractor_works_on_a_plain_actix_route() {
 }
 
 #[actix_web::test]
-async fn the_root_leads_to_the_documentation() {
+async fn the_root_leads_a_browser_to_the_console() {
     let api = TestApi::new();
     for method in [Method::GET, Method::HEAD] {
-        let answer = api.send(|r| r.method(method).uri("/")).await;
+        let answer = api
+            .send(|r| {
+                r.method(method)
+                    .uri("/")
+                    .insert_header((header::ACCEPT, "text/html,application/xhtml+xml"))
+            })
+            .await;
         assert_eq!(answer.status, StatusCode::FOUND);
-        assert_eq!(answer.headers.get(header::LOCATION).unwrap(), "/docs/");
+        assert_eq!(answer.headers.get(header::LOCATION).unwrap(), "/console/");
     }
+    let other = api.send(|r| r.uri("/")).await;
+    assert_eq!(other.status, StatusCode::NOT_FOUND);
+    assert_eq!(other.body, json!({"detail": "Not found."}));
     let post = api.send(|r| r.method(Method::POST).uri("/")).await;
     assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(post.body, json!({"detail": "Method \"POST\" not allowed."}));

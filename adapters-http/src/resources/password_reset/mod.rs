@@ -1,20 +1,19 @@
 //! `/reset-password/`: recovering an account through a mailed link.
 
-use super::accounts::{EmailBody, NEW_PASSWORD};
+use super::accounts::EmailBody;
 use crate::answer::{NoContent, Page};
+use crate::console::{Browser, reset_page};
 use crate::description::examples as ex;
 use crate::description::{Parameter, Tag};
 use crate::error::ApiError;
 use crate::extract::{PageKey, SignedOut, Valid};
-use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
-use crate::console::{Browser, reset_page};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
-use serde_json::{Map, Value};
 
-/// `key` of an e-mailed link.
-pub(crate) const KEY: Field = Field::text("key", "Key");
+pub(crate) mod body;
+
+pub(crate) use body::{KEY, Reset};
 
 /// The key of an e-mailed link, in its path or its query.
 pub(crate) const KEY_PARAMETER: Parameter = Parameter {
@@ -60,34 +59,6 @@ pub fn routes() -> Vec<Route> {
         })
         .throttled(),
     ]
-}
-
-/// A reset's body: the link's key and the new password.
-pub struct Reset {
-    pub(crate) key: String,
-    pub(crate) new_password: String,
-}
-
-impl FromForm for Reset {
-    const FIELDS: &'static [Field] = &[KEY, NEW_PASSWORD];
-
-    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let key = form.text(&KEY);
-        let new_password = form.text(&NEW_PASSWORD);
-        Ok(Self {
-            key: key?,
-            new_password: new_password?,
-        })
-    }
-}
-
-impl ToForm for Reset {
-    fn to_form(&self) -> Map<String, Value> {
-        form_of([
-            (&KEY, self.key.as_str().into()),
-            (&NEW_PASSWORD, self.new_password.as_str().into()),
-        ])
-    }
 }
 
 /// `POST /reset-password/`: 204 whether or not the address has an account,
