@@ -41,6 +41,7 @@ macro_rules! e2e {
 
 mod agent_process_support;
 mod agent_support;
+mod console_runner;
 mod device_edit_support;
 mod device_support;
 mod support;
@@ -63,6 +64,10 @@ mod cli;
 mod cli_limits;
 mod commands;
 mod concurrency;
+mod console_browser;
+mod console_csrf;
+mod console_security;
+mod console_sessions;
 mod conventions;
 mod conventions_requests;
 mod device_edit;

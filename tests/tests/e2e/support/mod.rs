@@ -7,6 +7,7 @@
 
 mod checks;
 mod clock;
+mod console;
 mod db;
 mod http;
 mod mail;
@@ -15,6 +16,7 @@ mod requests;
 mod server;
 
 pub use checks::*;
+pub use console::*;
 pub use db::{Account, Backend, Db, on_backend};
 pub use http::{Call, Reply};
 pub use process::{assert_refused, devmgr, run, stdout_json};

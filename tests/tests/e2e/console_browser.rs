@@ -1,0 +1,177 @@
+//! The web console (CONTRACT.md §8) in a real browser, as people use it: the
+//! scripts of `tests/browser/console_*.mjs` (playwright-core driving the
+//! machine's chromium) walk through its journeys; on every page axe-core
+//! 4.14 finds no serious or critical violation, nothing scrolls sideways at
+//! 360 px, the page logs no error and breaks no Content-Security-Policy rule.
+//! Screenshots of every page are left in `target/<profile>/console/`.
+//!
+//! The browser tests run on SQLite only: what they add over the HTTP tests
+//! (`console_security`, `console_sessions`, which run on both backends) is
+//! the pages' behaviour in a browser, which the database does not change.
+
+use crate::console_runner::*;
+use crate::device_support::*;
+use crate::support::*;
+use serde_json::json;
+
+/// Removes earlier runs' screenshots of these names, so that the check after
+/// the run sees this run's.
+fn forget(names: &[&str]) {
+    for name in names {
+        let _ = std::fs::remove_file(screenshots().join(format!("{name}.png")));
+    }
+}
+
+const JOURNEY_SHOTS: &[&str] = &[
+    "login",
+    "register",
+    "reset-password",
+    "fleet-unverified",
+    "verified",
+    "fleet-empty",
+    "account",
+    "add-device",
+    "fleet",
+    "fleet-phone",
+    "fleet-dark",
+    "device",
+    "device-phone",
+    "device-dark",
+    "reboot-dialog",
+    "edit",
+    "delete-dialog",
+];
+
+e2e!(console_journey_from_registration_to_an_empty_fleet: sqlite);
+fn console_journey_from_registration_to_an_empty_fleet() {
+    let server = Server::start();
+    forget(JOURNEY_SHOTS);
+    let email = "alice@example.com";
+    let report = run_script(
+        &server,
+        "console_journeys.mjs",
+        &[("DEVMGR_EMAIL", email), ("DEVMGR_PASSWORD", PASSWORD)],
+    );
+    report.assert_clean();
+    assert_screenshots(JOURNEY_SHOTS);
+    // What the browser did, seen through the API: the account is verified,
+    // has its password and name, and no device is left.
+    let token = server.login_token(email, PASSWORD);
+    let profile = profile(&server, &token);
+    assert_eq!(profile["name"], "Alice Example", "{profile}");
+    server
+        .get("/devices/")
+        .token(&token)
+        .send()
+        .expect(200, json!([]));
+}
+
+e2e!(console_sign_in_failures_lockout_and_password_reset: sqlite);
+fn console_sign_in_failures_lockout_and_password_reset() {
+    let server = Server::start();
+    let shots = ["login-refused", "login-locked", "set-password"];
+    forget(&shots);
+    let known = server.account("bob@example.com");
+    let unverified = server.account_with("carol@example.com", &[]);
+    let locked = server.account("dave@example.com");
+    let new_password = "Brisk-Meadow-Harbour-77";
+    let report = run_script(
+        &server,
+        "console_accounts.mjs",
+        &[
+            ("DEVMGR_EMAIL", known.email.as_str()),
+            ("DEVMGR_UNVERIFIED", unverified.email.as_str()),
+            ("DEVMGR_LOCKED", locked.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_NEW_PASSWORD", new_password),
+        ],
+    );
+    report.assert_clean();
+    assert_screenshots(&shots);
+    // The reset through the console is the API's: the old token ended (§6.2)
+    // and the new password logs in.
+    server
+        .get("/profile/")
+        .token(&locked.token)
+        .send()
+        .expect_401(INVALID_TOKEN);
+    server.login_token(&locked.email, new_password);
+}
+
+e2e!(console_search_filters_as_you_type_and_status_changes_live: sqlite);
+fn console_search_filters_as_you_type_and_status_changes_live() {
+    let window = 4;
+    let server = Server::builder().online_window(window).start();
+    let alice = server.account("alice@example.com");
+    let kitchen = install(&server, &alice, "Kitchen Pi");
+    server.device(
+        &alice.email,
+        "Garage NAS",
+        &["--description", "Backups in the garage"],
+    );
+    let printer = string(
+        &server.device(&alice.email, "Office printer", &[]),
+        "serial",
+    );
+    let window_text = window.to_string();
+    let report = run_script(
+        &server,
+        "console_live.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_DEVICE_TOKEN", kitchen.token.as_str()),
+            ("DEVMGR_PRINTER_SERIAL", printer.as_str()),
+            ("DEVMGR_ONLINE_WINDOW", window_text.as_str()),
+        ],
+    );
+    report.assert_clean();
+}
+
+e2e!(console_sign_in_and_reboot_by_keyboard_alone: sqlite);
+fn console_sign_in_and_reboot_by_keyboard_alone() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let serial = string(&server.device(&alice.email, "Kitchen Pi", &[]), "serial");
+    let report = run_script(
+        &server,
+        "console_keyboard.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_SERIAL", serial.as_str()),
+        ],
+    );
+    report.assert_clean();
+    let commands = server
+        .get(&format!("/devices/{serial}/commands/"))
+        .token(&alice.token)
+        .send()
+        .json();
+    assert_eq!(commands[0]["action"], "reboot", "{commands}");
+    assert_eq!(commands[0]["status"], "pending", "{commands}");
+}
+
+e2e!(console_reboot_edit_and_delete_work_without_script: sqlite);
+fn console_reboot_edit_and_delete_work_without_script() {
+    let server = Server::start();
+    forget(&["reboot-confirm", "delete-confirm"]);
+    let alice = server.account("alice@example.com");
+    let serial = string(&server.device(&alice.email, "Kitchen Pi", &[]), "serial");
+    let report = run_script(
+        &server,
+        "console_noscript.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_SERIAL", serial.as_str()),
+        ],
+    );
+    report.assert_clean();
+    assert_screenshots(&["reboot-confirm", "delete-confirm"]);
+    server
+        .get("/devices/")
+        .token(&alice.token)
+        .send()
+        .expect(200, json!([]));
+}

@@ -1,0 +1,168 @@
+//! The console's CSRF protection over plain HTTP (CONTRACT.md §8 "Rules"):
+//! every form of every page carries a hidden CSRF token, and a post without
+//! it, with a made-up one or with another session's is refused with 403 and
+//! changes nothing.
+
+use crate::console_security::signed_in_pages;
+use crate::support::*;
+use serde_json::json;
+
+/// Every post form of the console's pages for alice (signed in, one device),
+/// with the confirmation pages that get forms lead to.
+fn post_forms(browser: &mut Console<'_>, serial: &str) -> Vec<Form> {
+    let mut found: Vec<Form> = Vec::new();
+    let mut pages = signed_in_pages(serial);
+    let mut seen = Vec::new();
+    while let Some(page) = pages.pop() {
+        if seen.contains(&page) {
+            continue;
+        }
+        seen.push(page.clone());
+        let reply = browser.get(&page);
+        assert_eq!(reply.status, 200, "{reply}");
+        for form in forms(&reply.body, &page) {
+            if form.method == "get"
+                && form.action.starts_with("/console/")
+                && !form.action.contains("/events/")
+            {
+                let query = form_encode(&form.body(&[]));
+                pages.push(if query.is_empty() {
+                    form.action.clone()
+                } else {
+                    format!("{}?{query}", form.action)
+                });
+            } else if form.method == "post"
+                && !found
+                    .iter()
+                    .any(|f| f.action == form.action && f.buttons == form.buttons)
+            {
+                found.push(form);
+            }
+        }
+    }
+    found
+}
+
+e2e!(every_console_form_refuses_a_post_without_a_valid_csrf_token);
+fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let bob = server.account("bob@example.com");
+    let serial = server.device_serial(&alice.email);
+    let mut browser = Console::new(&server);
+    browser.sign_in(&alice.email, PASSWORD);
+    let mut other = Console::new(&server);
+    other.sign_in(&bob.email, PASSWORD);
+    let bobs_form = other.form("/console/account/", "Log out");
+    let forms = post_forms(&mut browser, &serial);
+    let buttons: Vec<&String> = forms.iter().flat_map(|f| &f.buttons).collect();
+    for expected in [
+        "Log out",
+        "Save",
+        "Change password",
+        "New install token",
+        "Log out everywhere",
+    ] {
+        assert!(
+            buttons.iter().any(|b| *b == expected),
+            "no post form with {expected:?}: {buttons:?}"
+        );
+    }
+    for expected in [["Reboot", "Reboot now"], ["Delete device", "Delete"]] {
+        assert!(
+            buttons.iter().any(|b| expected.contains(&b.as_str())),
+            "no post form for {expected:?}: {buttons:?}"
+        );
+    }
+    for form in &forms {
+        let csrf = form.csrf_fields();
+        assert!(
+            !csrf.is_empty(),
+            "a form without a hidden CSRF field: {form:#?}"
+        );
+        let body = form.body(&[]);
+        let without: Vec<_> = body
+            .iter()
+            .filter(|(n, _)| !csrf.contains(n))
+            .cloned()
+            .collect();
+        let reply = browser.post(&form.action, &without);
+        assert_eq!(
+            reply.status, 403,
+            "without a CSRF token: {form:#?}\n{reply}"
+        );
+        for wrong in [
+            "wrong".to_owned(),
+            bobs_form
+                .body(&[])
+                .into_iter()
+                .find(|(n, _)| csrf.contains(n))
+                .map(|(_, v)| v)
+                .unwrap_or_default(),
+        ] {
+            let forged: Vec<_> = body
+                .iter()
+                .map(|(n, v)| {
+                    if csrf.contains(n) {
+                        (n.clone(), wrong.clone())
+                    } else {
+                        (n.clone(), v.clone())
+                    }
+                })
+                .collect();
+            let reply = browser.post(&form.action, &forged);
+            assert_eq!(
+                reply.status, 403,
+                "with the CSRF token {wrong:?}: {form:#?}\n{reply}"
+            );
+        }
+    }
+    // Nothing happened: still signed in, the device there without a command,
+    // the API token alive.
+    assert_eq!(browser.get("/console/").status, 200);
+    let commands = server
+        .get(&format!("/devices/{serial}/commands/"))
+        .token(&alice.token)
+        .send();
+    commands.expect(200, json!([]));
+    server
+        .get("/profile/")
+        .token(&alice.token)
+        .send()
+        .expect_status(200);
+    // Signed out, the forms that need no session refuse a missing token too.
+    let mut stranger = Console::new(&server);
+    for (page, button, filled) in [
+        (
+            "/console/login/",
+            "Log in",
+            vec![("E-mail", alice.email.as_str()), ("Password", PASSWORD)],
+        ),
+        (
+            "/console/register/",
+            "Create account",
+            vec![("E-mail", "carol@example.com")],
+        ),
+        (
+            "/console/reset-password/",
+            "Send reset link",
+            vec![("E-mail", alice.email.as_str())],
+        ),
+    ] {
+        let form = stranger.form(page, button);
+        let csrf = form.csrf_fields();
+        assert!(
+            !csrf.is_empty(),
+            "a form without a hidden CSRF field: {form:#?}"
+        );
+        let without: Vec<_> = form
+            .body(&filled)
+            .into_iter()
+            .filter(|(n, _)| !csrf.contains(n))
+            .collect();
+        let reply = stranger.post(&form.action, &without);
+        assert_eq!(reply.status, 403, "{page} without a CSRF token\n{reply}");
+    }
+    assert_eq!(location_path(&stranger.get("/console/")), "/console/login/");
+    server.assert_mail_count_stays(0);
+}
