@@ -19,7 +19,7 @@ pub(crate) fn secure_headers(response: &mut actix_web::HttpResponseBuilder) {
         .insert_header((header::CONTENT_SECURITY_POLICY, POLICY))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
-        .insert_header((header::REFERRER_POLICY, "same-origin"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .insert_header((header::CACHE_CONTROL, "no-store"));
 }
 

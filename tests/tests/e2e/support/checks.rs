@@ -158,15 +158,3 @@ pub fn reset_key(mail: &str) -> String {
     );
     key.to_owned()
 }
-
-/// `'sha256-…'`: how a Content-Security-Policy names an inline element by
-/// the SHA-256 of its text.
-pub fn csp_hash(text: &str) -> String {
-    use base64::Engine;
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(text.as_bytes());
-    format!(
-        "'sha256-{}'",
-        base64::engine::general_purpose::STANDARD.encode(digest)
-    )
-}
