@@ -2,8 +2,8 @@
 
 use super::{
     AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
-    EmailKeyRepository, FleetSignals, LoginAttemptRepository, MailLinks, Mailer, Outbox, PasswordHasher, Ports, RandomSource,
-    TokenRepository,
+    EmailKeyRepository, FleetSignals, LoginAttemptRepository, MailLinks, Mailer, Outbox,
+    PasswordHasher, Ports, RandomSource, TokenRepository,
 };
 use std::sync::Arc;
 

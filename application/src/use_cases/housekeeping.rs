@@ -1,7 +1,9 @@
 //! Forgetting what is no longer needed, so tables cannot grow without bound.
 
 use super::lockout::Lockout;
-use crate::ports::{Clock, CommandRepository, ConsoleSessionRepository, EmailKeyRepository, StoreError};
+use crate::ports::{
+    Clock, CommandRepository, ConsoleSessionRepository, EmailKeyRepository, StoreError,
+};
 use chrono::Duration;
 use std::sync::Arc;
 

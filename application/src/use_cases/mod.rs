@@ -27,8 +27,8 @@ pub use housekeeping::Housekeeping;
 pub use mail_delivery::{Delivery, MailDelivery};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use sessions::{LoginError, Sessions};
-pub use watching::Watching;
 pub use verification::{Verification, VerifyEmailError};
+pub use watching::Watching;
 
 use crate::ports::{LockoutPolicy, Ports};
 use chrono::Duration;

@@ -4,8 +4,8 @@ use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::mail;
 use crate::ports::{
-    AccountRepository, Clock, CompletedReset, ConsoleSessionRepository, EmailKeyRepository, KeyPurpose, MailLinks, MailedKey,
-    NewEmailKey, PasswordHasher, StoreError,
+    AccountRepository, Clock, CompletedReset, ConsoleSessionRepository, EmailKeyRepository,
+    KeyPurpose, MailLinks, MailedKey, NewEmailKey, PasswordHasher, StoreError,
 };
 use chrono::Duration;
 use domain::EmailAddress;

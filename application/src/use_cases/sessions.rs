@@ -3,8 +3,7 @@
 use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::ports::{
-    AccountRepository, Clock, ConsoleSessionRepository, PasswordHasher, StoreError,
-    TokenRepository,
+    AccountRepository, Clock, ConsoleSessionRepository, PasswordHasher, StoreError, TokenRepository,
 };
 use chrono::Duration;
 use domain::secret::SecretHash;

@@ -45,12 +45,7 @@ impl Watching {
             .map(|seen| seen + self.online_window);
         let lapse = commands
             .iter()
-            .filter(|view| {
-                matches!(
-                    view.state,
-                    CommandState::Pending | CommandState::Delivered
-                )
-            })
+            .filter(|view| matches!(view.state, CommandState::Pending | CommandState::Delivered))
             .map(|view| view.record.command.issued_time + self.command_lifetime);
         offline.chain(lapse).min()
     }

@@ -110,7 +110,7 @@ fn console_search_filters_as_you_type_and_status_changes_live() {
         &["--description", "Backups in the garage"],
     );
     let printer = string(
-        &server.device(&alice.email, "Office printer", &[]),
+        &server.device(&alice.email, "Office printer <img src=x>", &[]),
         "serial",
     );
     let window_text = window.to_string();

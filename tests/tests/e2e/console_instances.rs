@@ -40,7 +40,12 @@ impl Events {
 
     /// The data of the next `name` event for which `wanted` holds, waiting
     /// at most `within`; `None` at the deadline.
-    fn until(&mut self, name: &str, within: Duration, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
+    fn until(
+        &mut self,
+        name: &str,
+        within: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
         let deadline = Instant::now() + within;
         let mut event = String::new();
         let mut line = String::new();
@@ -86,7 +91,9 @@ fn a_console_on_one_instance_sees_changes_made_through_another() {
     console.sign_in(&owner.email, PASSWORD);
     let mut fleet = Events::open(&b, &console, "/console/events/");
     let first = fleet
-        .until("fleet", LIVE_WITHIN, |state| device_online(state, &agent.serial).is_some())
+        .until("fleet", LIVE_WITHIN, |state| {
+            device_online(state, &agent.serial).is_some()
+        })
         .expect("the stream starts with the fleet");
     assert_eq!(device_online(&first, &agent.serial), Some(false), "{first}");
 
@@ -95,7 +102,10 @@ fn a_console_on_one_instance_sees_changes_made_through_another() {
     let online = fleet.until("fleet", LIVE_WITHIN, |state| {
         device_online(state, &agent.serial) == Some(true)
     });
-    assert!(online.is_some(), "no update within 5 s of the heartbeat on the other instance");
+    assert!(
+        online.is_some(),
+        "no update within 5 s of the heartbeat on the other instance"
+    );
     assert_eq!(online.unwrap()["online"], 1);
     assert!(heard.elapsed() < LIVE_WITHIN);
 
@@ -108,12 +118,18 @@ fn a_console_on_one_instance_sees_changes_made_through_another() {
     let pending = device.until("device", LIVE_WITHIN, |state| {
         state["commands"][0]["status"] == "pending"
     });
-    assert!(pending.is_some(), "the reboot made on the other instance shows");
+    assert!(
+        pending.is_some(),
+        "the reboot made on the other instance shows"
+    );
     let commands = poll(&a, &agent.token, 0);
     let id = one_reboot(&commands);
     ack_call(&a, &agent.token, &id, &json!({"status": "done"})).expect_empty(204);
     let done = device.until("device", LIVE_WITHIN, |state| {
         state["commands"][0]["status"] == "done"
     });
-    assert!(done.is_some(), "the acknowledgement on the other instance shows");
+    assert!(
+        done.is_some(),
+        "the acknowledgement on the other instance shows"
+    );
 }

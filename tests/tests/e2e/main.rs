@@ -67,6 +67,7 @@ mod concurrency;
 mod console_browser;
 mod console_csrf;
 mod console_instances;
+mod console_rules;
 mod console_security;
 mod console_sessions;
 mod conventions;

@@ -284,7 +284,10 @@ fn the_reset_link_opens_a_locked_down_form() {
     // Script comes only from the server's own files, never inline.
     assert_eq!(script_src, "script-src 'self'", "{reply}");
     for tag in html.split("<script").skip(1) {
-        assert!(tag.trim_start().starts_with("src="), "inline script\n{reply}");
+        assert!(
+            tag.trim_start().starts_with("src="),
+            "inline script\n{reply}"
+        );
     }
     assert!(!script_src.contains("unsafe-inline"), "{reply}");
     // Showing the form did not use the key up.

@@ -330,7 +330,9 @@ async fn a_device_coming_online_is_announced_and_an_online_one_is_not() {
         h.devices
             .expect_record_heartbeat()
             .returning(|_, _, _| Ok(()));
-        h.commands.expect_take_due().returning(|_, _, _, _| Ok(vec![]));
+        h.commands
+            .expect_take_due()
+            .returning(|_, _, _, _| Ok(vec![]));
         h.fleet_signals = announcements(announced);
         h.app()
             .fleet
@@ -364,5 +366,10 @@ async fn handing_out_and_acknowledging_commands_are_announced() {
         status: domain::CommandStatus::Done,
         detail: domain::AckDetail::default(),
     };
-    assert!(app.fleet.acknowledge(&online, &command_id(), outcome).await.unwrap());
+    assert!(
+        app.fleet
+            .acknowledge(&online, &command_id(), outcome)
+            .await
+            .unwrap()
+    );
 }

@@ -242,7 +242,12 @@ async fn the_console_shares_the_logins_lockout() {
         .open_console(&email(), "whatever")
         .await
         .unwrap_err();
-    assert!(matches!(err, LoginError::LockedOut { retry_after_secs: 42 }));
+    assert!(matches!(
+        err,
+        LoginError::LockedOut {
+            retry_after_secs: 42
+        }
+    ));
 }
 
 #[tokio::test]

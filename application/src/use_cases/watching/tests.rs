@@ -3,9 +3,7 @@
 use crate::use_cases::test_support::{Harness, announcements_ignored, device, now};
 use crate::use_cases::{CommandView, DeviceView};
 use chrono::Duration;
-use domain::{
-    AckDetail, Action, Command, CommandId, CommandRecord, CommandState, CommandStatus,
-};
+use domain::{AckDetail, Action, Command, CommandId, CommandRecord, CommandState, CommandStatus};
 
 fn online(seconds_ago: i64) -> DeviceView {
     DeviceView {
