@@ -55,6 +55,9 @@ struct ConfirmPage {
 }
 
 async fn show_request(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse {
+    if browser.account.is_some() {
+        return see_other("/console/account/");
+    }
     let page = RequestPage {
         chrome: browser
             .chrome("Reset your password", "")
@@ -78,6 +81,11 @@ async fn request(
         };
         render(status, &page, posted.browser.cookie())
     };
+    if posted.browser.account.is_some() {
+        // As the API refuses a reset requested with a token.
+        let error = ApiError::Forbidden("You are already signed in.");
+        return Ok(again(Shown::of(error)?, StatusCode::FORBIDDEN));
+    }
     if let Err(error) = throttle::check(&req, &state) {
         let status = error.status_code();
         return Ok(again(Shown::of(error)?, status));
