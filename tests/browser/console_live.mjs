@@ -5,7 +5,8 @@
 // tests/tests/e2e/console_browser.rs.
 //
 // Reads DEVMGR_EMAIL, DEVMGR_PASSWORD, DEVMGR_DEVICE_TOKEN (of "Kitchen Pi",
-// installed, never seen), DEVMGR_PRINTER_SERIAL (of "Office printer") and
+// installed, never seen), DEVMGR_PRINTER_SERIAL (of "Office printer <img
+// src=x>", a name to be shown as text) and
 // DEVMGR_ONLINE_WINDOW (seconds); "Garage NAS" is described "Backups in the
 // garage".
 import {
@@ -73,6 +74,10 @@ await main(async (browser, track) => {
   check(took >= window - 1_000, `Kitchen Pi turned Offline ${took} ms after its heartbeat, before the ${window} ms window ended`);
   await waitForText(page, /(^|\D)0 online/, "the online count follows", 5_000, textOutsideTables);
   await waitForText(page, /(^|\D)3 offline/, "the offline count follows", 5_000, textOutsideTables);
+
+  begin("names are text, also after live updates");
+  check((await page.locator("main img").count()) === 0, "a device name made an <img> element");
+  check((await row(page, "Office printer").innerText()).includes("Office printer <img src=x>"), "the name is shown as written");
 
   begin("online again, then on reload too");
   await heartbeat(token, {});
