@@ -310,3 +310,28 @@ fn mailed_links_open_console_pages_in_a_browser_and_json_elsewhere() {
         .send()
         .expect_401(INVALID_TOKEN);
 }
+
+e2e!(a_password_reset_ends_every_console_session_of_the_account);
+fn a_password_reset_ends_every_console_session_of_the_account() {
+    // §6.2: whoever proves the mailbox must be able to end every session of
+    // whoever held the account; the console's sessions are sessions too.
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let mut intruder = Console::new(&server);
+    intruder.sign_in(&alice.email, PASSWORD);
+    server
+        .post("/reset-password/")
+        .json(&json!({"email": alice.email}))
+        .send()
+        .expect_empty(204);
+    let key = reset_key(&server.assert_only_mail_to(&alice.email));
+    server
+        .post("/reset-password/confirm/")
+        .json(&json!({"key": key, "new_password": "Brisk-Meadow-Harbour-77"}))
+        .send()
+        .expect_empty(204);
+    assert!(
+        !signed_in(&mut intruder),
+        "a console session outlived the account's recovery"
+    );
+}
