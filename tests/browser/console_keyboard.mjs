@@ -2,7 +2,7 @@
 // keyboard alone"): sign in and reboot a device with Tab, Shift+Tab, Enter
 // and Space only — never a click. Every control reached shows where the focus
 // is (an outline or a shadow), and while the reboot dialog is open the focus
-// stays inside it. Run by tests/tests/e2e/console_browser.rs.
+// stays inside it; its Cancel closes it and gives the focus back. Run by tests/tests/e2e/console_browser.rs.
 //
 // Reads DEVMGR_EMAIL, DEVMGR_PASSWORD and DEVMGR_SERIAL (of "Kitchen Pi").
 import { base, begin, check, env, expectPath, main, newPage, report, waitForText } from "./console_lib.mjs";
@@ -82,6 +82,16 @@ await main(async (browser, track) => {
   const inDialog = (await dialog.count()) === 1 ? dialog : null;
   if (inDialog) {
     check(await inDialog.evaluate((box) => box.contains(document.activeElement)), `opening the dialog moves the focus into it, it is on ${await focused(page)}`);
+  }
+  // Cancel first: the dialog closes and the focus returns to Reboot.
+  if (inDialog) {
+    const cancel = inDialog.getByRole("button", { name: "Cancel", exact: true });
+    await tabTo(page, cancel, { inside: inDialog });
+    await page.keyboard.press("Space");
+    await inDialog.waitFor({ state: "hidden" });
+    check(await isFocused(reboot), `closing the dialog returns the focus to Reboot, not ${await focused(page)}`);
+    await page.keyboard.press("Enter");
+    await now.waitFor();
   }
   await tabTo(page, now, { inside: inDialog });
   await page.keyboard.press("Enter");

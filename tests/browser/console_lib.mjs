@@ -172,6 +172,9 @@ export function check(condition, message) {
  */
 export async function checkPage(page, name, { phone = false, dark = false, open = null, shot = true } = {}) {
   if (shot) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+  const mains = await page.locator("main").count();
+  const headings = await page.locator("h1").count();
+  if (mains !== 1 || headings !== 1) report.problems.push(`${name}: ${mains} <main> and ${headings} <h1> (one each expected)`);
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: 360, height: 780 });
   await sleep(150);

@@ -248,3 +248,46 @@ fn names_are_shown_as_text_not_markup() {
         assert!(text_of(&reply.body).contains(evil), "{reply}");
     }
 }
+
+e2e!(last_seen_reads_as_relative_time_with_the_exact_time_in_its_title);
+fn last_seen_reads_as_relative_time_with_the_exact_time_in_its_title() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let agent = crate::device_support::install(&server, &alice, "Kitchen Pi");
+    server.device(&alice.email, "Garage NAS", &[]);
+    crate::device_support::heartbeat(&server, &agent.token, &json!({}));
+    let seen = server
+        .get(&format!("/devices/{}/", agent.serial))
+        .token(&alice.token)
+        .send()
+        .json();
+    server.advance(Duration::from_secs(3 * 60 + 10));
+    let mut browser = Console::new(&server);
+    browser.sign_in(&alice.email, PASSWORD);
+    let fleet = browser.get("/console/");
+    let rows: Vec<&str> = fleet.body.split("<tr").skip(1).collect();
+    let kitchen = rows
+        .iter()
+        .find(|row| row.contains("Kitchen Pi"))
+        .expect("Kitchen Pi's row");
+    let garage = rows
+        .iter()
+        .find(|row| row.contains("Garage NAS"))
+        .expect("Garage NAS's row");
+    assert!(text_of(kitchen).contains("3 min ago"), "{kitchen}");
+    assert!(text_of(kitchen).contains("Offline"), "{kitchen}");
+    assert!(text_of(garage).contains("never"), "{garage}");
+    let at = kitchen.find("3 min ago").expect("the relative time");
+    let tag_start = kitchen[..at].rfind('<').expect("its element");
+    let title = attribute(&kitchen[tag_start..at], "title").unwrap_or_default();
+    if let Some(exact) = seen["last_seen_time"].as_str() {
+        // `YYYY-MM-DDTHH:MM:SS` (§1): the title shows the same date and time.
+        let (date, time) = exact.split_once('T').expect("a timestamp");
+        assert!(
+            title.contains(date) && title.contains(time),
+            "title {title:?} for {exact}"
+        );
+    } else {
+        assert!(!title.is_empty(), "{kitchen}");
+    }
+}

@@ -66,6 +66,7 @@ mod commands;
 mod concurrency;
 mod console_browser;
 mod console_csrf;
+mod console_doors;
 mod console_limits;
 mod console_instances;
 mod console_rules;
