@@ -167,7 +167,7 @@ export function check(condition, message) {
  * 1280 wide, whole page), no sideways scroll at 360 px (with `name-phone.png`
  * when `phone` is set), and axe-core in a copy of the page made by `open` in
  * a context that bypasses CSP (by default the same URL with the same cookies),
- * at 1280 and at 360 px wide (and in dark mode with `dark`, which also saves
+ * at 1280 and at 360 px wide and in dark mode (`dark` also saves
  * `name-dark.png`).
  */
 export async function checkPage(page, name, { phone = false, dark = false, open = null, shot = true } = {}) {
@@ -191,7 +191,8 @@ export async function checkPage(page, name, { phone = false, dark = false, open 
   // At 360 px wide tables and code scroll inside their own box: such a box
   // must be reachable by keyboard too.
   await runAxe(page, `${name} (360 px)`, open, { viewport: { width: 360, height: 780 } });
-  if (dark) await runAxe(page, `${name} (dark)`, open, { colorScheme: "dark" });
+  // People who prefer dark get it on every page: axe checks that too.
+  await runAxe(page, `${name} (dark)`, open, { colorScheme: "dark" });
 }
 
 async function runAxe(page, name, open, options = {}) {

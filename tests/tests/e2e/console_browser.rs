@@ -175,3 +175,42 @@ fn console_reboot_edit_and_delete_work_without_script() {
         .send()
         .expect(200, json!([]));
 }
+
+e2e!(console_pages_fit_360_px_with_the_longest_names: sqlite);
+fn console_pages_fit_360_px_with_the_longest_names() {
+    let server = Server::start();
+    let alice = server.account("a.very.long.address.to.see.how.headers.wrap@devices.example.com");
+    let agent = install(&server, &alice, &"N".repeat(100));
+    server
+        .patch(&format!("/devices/{}/", agent.serial))
+        .token(&alice.token)
+        .json(&json!({"description": "D".repeat(1000)}))
+        .send()
+        .expect_status(200);
+    let port_name = "p".repeat(64);
+    heartbeat(
+        &server,
+        &agent.token,
+        &json!({
+            "agent_version": format!("1.0.0-{}", "z".repeat(60)),
+            "operating_system": format!("Debian-{}", "x".repeat(120)),
+            "uname": format!("Linux-{}", "y".repeat(200)),
+            "ports": [{"port": 65535, "protocol": "udp", "name": port_name}],
+        }),
+    );
+    server
+        .post(&format!("/devices/{}/reboot/", agent.serial))
+        .token(&alice.token)
+        .send()
+        .expect_status(202);
+    let report = run_script(
+        &server,
+        "console_layout.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_SERIAL", agent.serial.as_str()),
+        ],
+    );
+    report.assert_clean();
+}
