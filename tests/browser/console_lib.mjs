@@ -212,7 +212,8 @@ async function runAxe(page, name, open, options = {}) {
     for (const violation of results.violations) {
       if (violation.impact !== "serious" && violation.impact !== "critical") continue;
       const where = violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(" | ");
-      report.axe.push(`${name}: ${violation.impact} ${violation.id} (${violation.help}) at ${where}`);
+      const why = violation.nodes[0]?.any?.[0]?.message ?? "";
+      report.axe.push(`${name}: ${violation.impact} ${violation.id} (${violation.help}) at ${where}${why ? `: ${why}` : ""}`);
     }
   } finally {
     await context.close();
