@@ -9,8 +9,10 @@ use actix_web::{HttpResponse, mime};
 const STYLESHEET: &str = include_str!("../../assets/console.css");
 /// The script: live updates, search as you type, dialogs, copy, relative times.
 const SCRIPT: &str = include_str!("../../assets/console.js");
+/// The icon of the browser's tab.
+const ICON: &str = include_str!("../../assets/icon.svg");
 
-/// Mounts `/console/static/console.css` and `/console/static/console.js`.
+/// Mounts `/console/static/console.css`, `console.js` and `icon.svg`.
 pub(super) fn mount(config: &mut web::ServiceConfig) {
     config
         .route(
@@ -21,6 +23,10 @@ pub(super) fn mount(config: &mut web::ServiceConfig) {
             "/static/console.js",
             web::get()
                 .to(|| async { asset(ContentType(mime::APPLICATION_JAVASCRIPT_UTF_8), SCRIPT) }),
+        )
+        .route(
+            "/static/icon.svg",
+            web::get().to(|| async { asset(ContentType(mime::IMAGE_SVG), ICON) }),
         );
 }
 

@@ -111,6 +111,7 @@ async fn stream(
         .transpose()?;
     let watch = Watch {
         listener: state.app.watching.watch(&viewer.account),
+        session: viewer.browser.session().unwrap_or_default().to_owned(),
         stopping: state.stopping(),
         state,
         account: viewer.account,
@@ -134,6 +135,8 @@ async fn stream(
 struct Watch {
     state: Data<HttpState>,
     account: Account,
+    /// The console session's secret: the stream ends with the session.
+    session: String,
     device: Option<Serial>,
     listener: Box<dyn FleetListener>,
     stopping: watch::Receiver<bool>,
@@ -161,7 +164,8 @@ impl Watch {
             }
             self.started = true;
             let (event, next_change) = match self.look().await {
-                Ok(looked) => looked,
+                Ok(Some(looked)) => looked,
+                Ok(None) => return None,
                 Err(error) => {
                     tracing::warn!(%error, "a console event stream could not read the fleet");
                     self.wait = REFRESH;
@@ -190,8 +194,14 @@ impl Watch {
             })
     }
 
-    /// The current state as an event, and when it next changes by time alone.
-    async fn look(&self) -> Result<(String, Option<Timestamp>), application::StoreError> {
+    /// The current state as an event, and when it next changes by time
+    /// alone; `None` once the session has ended (logged out, everywhere or
+    /// here, or idle too long).
+    async fn look(&self) -> Result<Option<(String, Option<Timestamp>)>, application::StoreError> {
+        let sessions = &self.state.app.sessions;
+        if sessions.console_account(&self.session).await?.is_none() {
+            return Ok(None);
+        }
         let devices = &self.state.app.devices;
         let watching = &self.state.app.watching;
         match &self.device {
@@ -203,7 +213,10 @@ impl Watch {
                     offline: views.len() - online,
                     devices: views.iter().map(LiveDevice::of).collect(),
                 };
-                Ok((event("fleet", &state), watching.next_change(&views, &[])))
+                Ok(Some((
+                    event("fleet", &state),
+                    watching.next_change(&views, &[]),
+                )))
             }
             Some(serial) => {
                 let view = devices.get(&self.account, serial).await?;
@@ -217,7 +230,7 @@ impl Watch {
                     commands: commands.iter().map(LiveCommand::of).collect(),
                 };
                 let next = watching.next_change(&views, &commands);
-                Ok((event("device", &state), next))
+                Ok(Some((event("device", &state), next)))
             }
         }
     }
