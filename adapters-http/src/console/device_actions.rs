@@ -61,23 +61,70 @@ struct EditPage {
     errors: Shown,
 }
 
+/// What a confirmation asks, for one action.
+struct Question {
+    /// The verb, before the device's name: "Reboot".
+    verb: &'static str,
+    explanation: &'static str,
+    /// The path segment the confirmed form posts to.
+    action: &'static str,
+    button: &'static str,
+    danger: bool,
+}
+
+const REBOOT: Question = Question {
+    verb: "Reboot",
+    explanation: "The device reboots when its agent next checks in; it is offline for a moment.",
+    action: "reboot",
+    button: "Reboot now",
+    danger: false,
+};
+
+const DELETE: Question = Question {
+    verb: "Delete",
+    explanation: "The device and its command history are deleted, and its agent can no longer connect. To add it again, install the agent again.",
+    action: "delete",
+    button: "Delete",
+    danger: true,
+};
+
+/// The confirmation page of `question` for the device in the path.
+async fn confirmation(
+    state: &HttpState,
+    viewer: &Viewer,
+    path: &str,
+    question: &Question,
+) -> Result<HttpResponse, Failure> {
+    let view = device_of(state, &viewer.account, path).await?;
+    let name = view.device.name.as_str();
+    let page = ConfirmPage {
+        chrome: viewer
+            .browser
+            .chrome(format!("{} {name}", question.verb), "devices"),
+        serial: view.device.serial.as_str().to_owned(),
+        question: format!("{} {name}?", question.verb),
+        explanation: question.explanation,
+        action: question.action,
+        button: question.button,
+        danger: question.danger,
+    };
+    Ok(render(StatusCode::OK, &page, None))
+}
+
 async fn confirm_reboot(
     state: Data<HttpState>,
     viewer: Viewer,
     path: web::Path<String>,
 ) -> Result<HttpResponse, Failure> {
-    let view = device_of(&state, &viewer.account, &path).await?;
-    let name = view.device.name.as_str();
-    let page = ConfirmPage {
-        chrome: viewer.browser.chrome(format!("Reboot {name}"), "devices"),
-        serial: view.device.serial.as_str().to_owned(),
-        question: format!("Reboot {name}?"),
-        explanation: "The device reboots when its agent next checks in; it is offline for a moment.",
-        action: "reboot",
-        button: "Reboot now",
-        danger: false,
-    };
-    Ok(render(StatusCode::OK, &page, None))
+    confirmation(&state, &viewer, &path, &REBOOT).await
+}
+
+async fn confirm_delete(
+    state: Data<HttpState>,
+    viewer: Viewer,
+    path: web::Path<String>,
+) -> Result<HttpResponse, Failure> {
+    confirmation(&state, &viewer, &path, &DELETE).await
 }
 
 async fn reboot(
@@ -98,25 +145,6 @@ async fn reboot(
         &format!("/console/devices/{serial}/"),
         "rebooted",
     )))
-}
-
-async fn confirm_delete(
-    state: Data<HttpState>,
-    viewer: Viewer,
-    path: web::Path<String>,
-) -> Result<HttpResponse, Failure> {
-    let view = device_of(&state, &viewer.account, &path).await?;
-    let name = view.device.name.as_str();
-    let page = ConfirmPage {
-        chrome: viewer.browser.chrome(format!("Delete {name}"), "devices"),
-        serial: view.device.serial.as_str().to_owned(),
-        question: format!("Delete {name}?"),
-        explanation: "The device and its command history are deleted, and its agent can no longer connect. To add it again, install the agent again.",
-        action: "delete",
-        button: "Delete",
-        danger: true,
-    };
-    Ok(render(StatusCode::OK, &page, None))
 }
 
 async fn delete(

@@ -38,9 +38,15 @@ struct LoginPage {
     errors: Shown,
 }
 
-fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> HttpResponse {
+fn page(
+    browser: &Browser,
+    email: String,
+    errors: Shown,
+    status: StatusCode,
+    notice: Option<&str>,
+) -> HttpResponse {
     let page = LoginPage {
-        chrome: browser.chrome("Log in", ""),
+        chrome: browser.chrome("Log in", "").with_notice(notice),
         email,
         errors,
     };
@@ -51,12 +57,13 @@ async fn show(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse 
     if browser.account.is_some() {
         return see_other("/console/");
     }
-    let page = LoginPage {
-        chrome: browser.chrome("Log in", "").with_notice(notice.as_deref()),
-        email: String::new(),
-        errors: Shown::none(),
-    };
-    render(StatusCode::OK, &page, browser.cookie())
+    page(
+        &browser,
+        String::new(),
+        Shown::none(),
+        StatusCode::OK,
+        notice.as_deref(),
+    )
 }
 
 async fn sign_in(
@@ -76,6 +83,7 @@ async fn sign_in(
                 email,
                 errors,
                 StatusCode::BAD_REQUEST,
+                None,
             ));
         }
     };
@@ -99,7 +107,7 @@ async fn sign_in(
 /// The sign-in page again, with the API's refusal.
 fn refused(browser: &Browser, email: String, error: ApiError) -> Result<HttpResponse, Failure> {
     let status = error.status_code();
-    Ok(page(browser, email, Shown::of(error)?, status))
+    Ok(page(browser, email, Shown::of(error)?, status, None))
 }
 
 async fn sign_out(state: Data<HttpState>, posted: Posted) -> Result<HttpResponse, Failure> {
