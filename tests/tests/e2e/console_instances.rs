@@ -22,8 +22,10 @@ impl Events {
     fn open(server: &Server, console: &Console<'_>, path: &str) -> Self {
         let address = server.base().trim_start_matches("http://").to_owned();
         let mut stream = TcpStream::connect(&address).expect("the server accepts");
+        // The answer may take a while on a busy machine; events are then
+        // read with a short timeout, so a wait can end at its deadline.
         stream
-            .set_read_timeout(Some(Duration::from_millis(200)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
             .expect("a read timeout");
         write!(
             stream,
@@ -35,6 +37,10 @@ impl Events {
         let mut status = String::new();
         lines.read_line(&mut status).expect("a status line");
         assert!(status.contains(" 200 "), "the stream opens: {status}");
+        lines
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("a read timeout");
         Self { lines }
     }
 
