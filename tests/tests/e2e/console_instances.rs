@@ -56,13 +56,15 @@ impl Events {
         let mut event = String::new();
         let mut line = String::new();
         while Instant::now() < deadline {
-            line.clear();
+            // A read cut short by the timeout keeps what it read: the line
+            // goes on at the next read.
             match self.lines.read_line(&mut line) {
                 Ok(0) => return None,
-                Ok(_) => {}
-                Err(_) => continue,
+                Ok(_) if line.ends_with('\n') => {}
+                Ok(_) | Err(_) => continue,
             }
-            let line = line.trim_end();
+            let complete = std::mem::take(&mut line);
+            let line = complete.trim_end();
             if let Some(value) = line.strip_prefix("event: ") {
                 event = value.to_owned();
             } else if let Some(data) = line.strip_prefix("data: ")
