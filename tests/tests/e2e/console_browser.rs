@@ -42,7 +42,7 @@ const JOURNEY_SHOTS: &[&str] = &[
     "delete-dialog",
 ];
 
-e2e!(console_journey_from_registration_to_an_empty_fleet: sqlite);
+e2e!(console_journey_from_registration_to_an_empty_fleet);
 fn console_journey_from_registration_to_an_empty_fleet() {
     let server = Server::start();
     forget(JOURNEY_SHOTS);
@@ -98,7 +98,7 @@ fn console_sign_in_failures_lockout_and_password_reset() {
     server.login_token(&locked.email, new_password);
 }
 
-e2e!(console_search_filters_as_you_type_and_status_changes_live: sqlite);
+e2e!(console_search_filters_as_you_type_and_status_changes_live);
 fn console_search_filters_as_you_type_and_status_changes_live() {
     let window = 4;
     let server = Server::builder().online_window(window).start();
