@@ -116,23 +116,31 @@
       if (empty) empty.hidden = true;
     }
     if (!rows) return;
-    rows.replaceChildren(
-      ...state.devices.map((d) => {
-        const link = el("a", { href: `/console/devices/${d.serial}/` }, d.name);
-        const row = el(
-          "tr",
-          {
-            "data-serial": d.serial,
-            "data-search": `${d.name.toLowerCase()} ${d.serial} ${d.description.toLowerCase()}`,
-          },
-          el("td", {}, link),
-          el("td", {}, status(d.online)),
-          el("td", {}, d.machine_type),
-          el("td", {}, timeElement(d.last_seen)),
-        );
-        return row;
-      }),
-    );
+    const rowOf = (d) =>
+      el(
+        "tr",
+        {
+          "data-serial": d.serial,
+          "data-search": `${d.name.toLowerCase()} ${d.serial} ${d.description.toLowerCase()}`,
+        },
+        el("td", {}, el("a", { href: `/console/devices/${d.serial}/` }, d.name)),
+        el("td", {}, status(d.online)),
+        el("td", {}, d.machine_type),
+        el("td", {}, timeElement(d.last_seen)),
+      );
+    if (state.complete) {
+      rows.replaceChildren(...state.devices.map(rowOf));
+    } else {
+      // Only what changed: a changed device's row is replaced, a new one
+      // comes last (the newest), a removed one goes.
+      const find = (serial) => rows.querySelector(`tr[data-serial="${CSS.escape(serial)}"]`);
+      for (const d of state.devices) {
+        const old = find(d.serial);
+        if (old) old.replaceWith(rowOf(d));
+        else rows.append(rowOf(d));
+      }
+      for (const serial of state.removed) find(serial)?.remove();
+    }
     applySearch();
   };
 

@@ -20,6 +20,7 @@ mod dispatch;
 mod error;
 mod extract;
 mod fields;
+mod fleet_reads;
 mod home;
 mod long_polls;
 mod mail_links;

@@ -21,6 +21,8 @@ pub struct HttpState {
     pub(crate) password_changes: Option<Arc<AccountThrottle>>,
     /// The open long polls of each device.
     pub(crate) long_polls: LongPolls,
+    /// The latest read of each watched fleet, shared by console streams.
+    pub(crate) fleet_reads: crate::fleet_reads::FleetReads,
     /// Turns true when the server stops: open event streams end.
     stopping: tokio::sync::watch::Sender<bool>,
 }
@@ -36,6 +38,7 @@ impl HttpState {
             throttle: None,
             password_changes: None,
             long_polls: LongPolls::default(),
+            fleet_reads: Default::default(),
             stopping: tokio::sync::watch::Sender::new(false),
         }
     }

@@ -26,6 +26,7 @@ mod device_actions;
 mod events;
 mod failure;
 mod fleet;
+mod live;
 mod notice_query;
 mod notices;
 mod posted;

@@ -1,0 +1,171 @@
+//! What live updates send: devices and commands (times as RFC 3339; pages
+//! word them), and, for the fleet, only what changed since the stream last
+//! sent it.
+
+use application::use_cases::{CommandView, DeviceView};
+use domain::Timestamp;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A device as live updates send it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(super) struct LiveDevice {
+    serial: String,
+    name: String,
+    description: String,
+    online: bool,
+    machine_type: &'static str,
+    last_seen: Option<String>,
+}
+
+impl LiveDevice {
+    pub(super) fn of(view: &DeviceView) -> Self {
+        let device = &view.device;
+        Self {
+            serial: device.serial.as_str().to_owned(),
+            name: device.name.as_str().to_owned(),
+            description: device.description.as_str().to_owned(),
+            online: view.online,
+            machine_type: device.facts.machine_type.display_name(),
+            last_seen: device.last_seen.map(super::time::machine),
+        }
+    }
+}
+
+/// A command as live updates send it.
+#[derive(Serialize, PartialEq)]
+pub(super) struct LiveCommand {
+    id: String,
+    action: &'static str,
+    status: &'static str,
+    issued: String,
+    delivered: Option<String>,
+    acked: Option<String>,
+    detail: String,
+}
+
+impl LiveCommand {
+    pub(super) fn of(view: &CommandView) -> Self {
+        let record = &view.record;
+        let time = |at: Option<Timestamp>| at.map(super::time::machine);
+        Self {
+            id: record.command.id.as_str().to_owned(),
+            action: record.command.action.code(),
+            status: view.state.code(),
+            issued: super::time::machine(record.command.issued_time),
+            delivered: time(record.delivered_time),
+            acked: time(record.acked_time),
+            detail: record.detail.as_str().to_owned(),
+        }
+    }
+}
+
+/// One device's state, as the `device` event sends it (`device` is null
+/// once it is deleted).
+#[derive(Serialize)]
+pub(super) struct DeviceState {
+    pub(super) device: Option<LiveDevice>,
+    pub(super) commands: Vec<LiveCommand>,
+}
+
+/// The `fleet` event: the counts, and the devices that changed (all of them
+/// when `complete`, the first time), in the fleet's order; `removed` names
+/// the devices that are gone.
+#[derive(Debug, Serialize, PartialEq)]
+pub(super) struct FleetUpdate {
+    online: usize,
+    offline: usize,
+    devices: Vec<LiveDevice>,
+    removed: Vec<String>,
+    complete: bool,
+}
+
+/// The fleet as one stream last sent it.
+#[derive(Default)]
+pub(super) struct SentFleet {
+    devices: HashMap<String, LiveDevice>,
+    started: bool,
+}
+
+impl SentFleet {
+    /// What changed since the last update (everything the first time);
+    /// `None` when nothing did.
+    pub(super) fn update(&mut self, views: &[DeviceView]) -> Option<FleetUpdate> {
+        let online = views.iter().filter(|view| view.online).count();
+        let now: Vec<LiveDevice> = views.iter().map(LiveDevice::of).collect();
+        let complete = !self.started;
+        let devices: Vec<LiveDevice> = now
+            .iter()
+            .filter(|device| complete || self.devices.get(&device.serial) != Some(device))
+            .cloned()
+            .collect();
+        let mut removed: Vec<String> = self
+            .devices
+            .keys()
+            .filter(|serial| !now.iter().any(|device| &device.serial == *serial))
+            .cloned()
+            .collect();
+        removed.sort();
+        if !complete && devices.is_empty() && removed.is_empty() {
+            return None;
+        }
+        self.started = true;
+        self.devices = now
+            .into_iter()
+            .map(|device| (device.serial.clone(), device))
+            .collect();
+        Some(FleetUpdate {
+            online,
+            offline: views.len() - online,
+            devices,
+            removed,
+            complete,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+    use domain::{AccountId, BoundedText, Device, DeviceFacts, Serial};
+
+    fn view(byte: u8, online: bool) -> DeviceView {
+        let at = Utc.with_ymd_and_hms(2026, 11, 26, 12, 0, 0).unwrap();
+        DeviceView {
+            device: Device {
+                serial: Serial::from_random_bytes([byte; 16]),
+                owner: AccountId(1),
+                name: BoundedText::parse(format!("pi {byte}")).unwrap(),
+                description: BoundedText::parse("").unwrap(),
+                wormhole_slug: "calm-otter".into(),
+                facts: DeviceFacts::default(),
+                last_seen: online.then_some(at),
+                created_time: at,
+            },
+            online,
+        }
+    }
+
+    #[test]
+    fn the_first_update_is_complete_then_only_changes_are_sent() {
+        let mut sent = SentFleet::default();
+        let first = sent.update(&[view(1, false), view(2, true)]).unwrap();
+        assert!(first.complete);
+        assert_eq!(
+            (first.online, first.offline, first.devices.len()),
+            (1, 1, 2)
+        );
+        assert_eq!(sent.update(&[view(1, false), view(2, true)]), None);
+        let changed = sent.update(&[view(1, true), view(2, true)]).unwrap();
+        assert!(!changed.complete);
+        assert_eq!(changed.devices, vec![LiveDevice::of(&view(1, true))]);
+        assert_eq!((changed.online, changed.offline), (2, 0));
+        let gone = sent.update(&[view(1, true)]).unwrap();
+        assert!(gone.devices.is_empty());
+        assert_eq!(
+            gone.removed,
+            vec![view(2, true).device.serial.as_str().to_owned()]
+        );
+    }
+}
