@@ -111,8 +111,8 @@ fn refused(browser: &Browser, email: String, error: ApiError) -> Result<HttpResp
 }
 
 async fn sign_out(state: Data<HttpState>, posted: Posted) -> Result<HttpResponse, Failure> {
-    if let Some(session) = posted.browser.session() {
-        state.app.sessions.close_console(session).await?;
+    if let (Some(account), Some(session)) = (&posted.browser.account, posted.browser.session()) {
+        state.app.sessions.close_console(account, session).await?;
     }
     let mut response = see_other(&notices::after("/console/login/", "signed-out"));
     response

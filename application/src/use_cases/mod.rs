@@ -161,6 +161,7 @@ impl Services {
                 lockout: lockout.clone(),
                 console_sessions: ports.console_sessions.clone(),
                 console_idle: settings.console_idle,
+                signals: ports.fleet_signals.clone(),
             },
             verification: Verification {
                 accounts: ports.accounts.clone(),

@@ -3,7 +3,8 @@
 use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::ports::{
-    AccountRepository, Clock, ConsoleSessionRepository, PasswordHasher, StoreError, TokenRepository,
+    AccountRepository, Clock, ConsoleSessionRepository, FleetSignals, PasswordHasher, StoreError,
+    TokenRepository,
 };
 use chrono::Duration;
 use domain::secret::SecretHash;
@@ -47,6 +48,8 @@ pub struct Sessions {
     pub(super) lockout: Lockout,
     pub(super) console_sessions: Arc<dyn ConsoleSessionRepository>,
     pub(super) console_idle: Duration,
+    /// Told when sessions end, so their open live updates stop at once.
+    pub(super) signals: Arc<dyn FleetSignals>,
 }
 
 impl Sessions {
@@ -109,11 +112,13 @@ impl Sessions {
             .await
     }
 
-    /// Ends one console session.
-    pub async fn close_console(&self, session: &str) -> Result<(), StoreError> {
+    /// Ends one console session of the account; its open live updates stop.
+    pub async fn close_console(&self, account: &Account, session: &str) -> Result<(), StoreError> {
         self.console_sessions
             .close_session(&SecretHash::of(session))
-            .await
+            .await?;
+        self.signals.announce(account.id).await;
+        Ok(())
     }
 
     /// The account whose password this is: the checks shared by every
@@ -146,10 +151,12 @@ impl Sessions {
     }
 
     /// Ends every token and every console session of the account, the
-    /// one in use included.
+    /// one in use included; the sessions' open live updates stop.
     pub async fn logout_everywhere(&self, account: &Account) -> Result<(), StoreError> {
         self.tokens.revoke_all(account.id).await?;
-        self.console_sessions.close_sessions(account.id).await
+        self.console_sessions.close_sessions(account.id).await?;
+        self.signals.announce(account.id).await;
+        Ok(())
     }
 
     /// The account a presented token belongs to.

@@ -286,6 +286,8 @@ async fn a_session_ends_after_fourteen_idle_days_and_is_touched_at_most_every_fi
 #[tokio::test]
 async fn logging_out_everywhere_ends_tokens_and_console_sessions() {
     let mut h = Harness::new();
+    // Their open live updates are told, and stop.
+    h.fleet_signals = crate::use_cases::test_support::announcements(1);
     h.tokens
         .expect_revoke_all()
         .with(eq(AccountId(7)))
