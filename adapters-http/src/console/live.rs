@@ -6,9 +6,10 @@ use application::use_cases::{CommandView, DeviceView};
 use domain::Timestamp;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// A device as live updates send it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Hash)]
 pub(super) struct LiveDevice {
     serial: String,
     name: String,
@@ -80,11 +81,20 @@ pub(super) struct FleetUpdate {
     complete: bool,
 }
 
-/// The fleet as one stream last sent it.
+/// The fleet as one stream last sent it: a fingerprint of each device
+/// (keeping the devices themselves would cost every stream a fleet's worth
+/// of memory).
 #[derive(Default)]
 pub(super) struct SentFleet {
-    devices: HashMap<String, LiveDevice>,
+    devices: HashMap<String, u64>,
     started: bool,
+}
+
+/// A fingerprint of what a device's row shows.
+fn fingerprint(device: &LiveDevice) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    device.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl SentFleet {
@@ -92,28 +102,26 @@ impl SentFleet {
     /// `None` when nothing did.
     pub(super) fn update(&mut self, views: &[DeviceView]) -> Option<FleetUpdate> {
         let online = views.iter().filter(|view| view.online).count();
-        let now: Vec<LiveDevice> = views.iter().map(LiveDevice::of).collect();
         let complete = !self.started;
-        let devices: Vec<LiveDevice> = now
-            .iter()
-            .filter(|device| complete || self.devices.get(&device.serial) != Some(device))
-            .cloned()
-            .collect();
-        let mut removed: Vec<String> = self
-            .devices
-            .keys()
-            .filter(|serial| !now.iter().any(|device| &device.serial == *serial))
-            .cloned()
+        let mut devices = Vec::new();
+        let mut now = HashMap::with_capacity(views.len());
+        for device in views.iter().map(LiveDevice::of) {
+            let print = fingerprint(&device);
+            let old = self.devices.remove(&device.serial);
+            now.insert(device.serial.clone(), print);
+            if complete || old != Some(print) {
+                devices.push(device);
+            }
+        }
+        // What is left of the last update is gone now.
+        let mut removed: Vec<String> = std::mem::replace(&mut self.devices, now)
+            .into_keys()
             .collect();
         removed.sort();
         if !complete && devices.is_empty() && removed.is_empty() {
             return None;
         }
         self.started = true;
-        self.devices = now
-            .into_iter()
-            .map(|device| (device.serial.clone(), device))
-            .collect();
         Some(FleetUpdate {
             online,
             offline: views.len() - online,
