@@ -1,5 +1,5 @@
 // Signing in when it goes wrong, and recovering an account, in a real
-// browser (CONTRACT.md §8, §1's lockout, §6.6): a wrong password, an
+// browser (docs/console.md, docs/security.md's lockout): a wrong password, an
 // unverified address, the lockout after five failures (the API's 429
 // message), then the reset-password journey on the locked account — the
 // mailed link, a refused password beside its field, a new one that leads to

@@ -1,5 +1,5 @@
 // The web console's main journey, in a real browser, as a person uses it
-// (CONTRACT.md §8): register, verify the address through the mailed link, set
+// (docs/console.md): register, verify the address through the mailed link, set
 // a first password, log out and in, enrol a device through the agent API and
 // watch it come online, reboot it and watch the command's status change, edit
 // it (a blank name first), delete it, rotate the install token, and log out

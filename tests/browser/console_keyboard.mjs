@@ -1,4 +1,4 @@
-// The console by keyboard alone (CONTRACT.md §8: "every page works by
+// The console by keyboard alone (docs/console.md: "every page works by
 // keyboard alone"): sign in and reboot a device with Tab, Shift+Tab, Enter
 // and Space only — never a click. Every control reached shows where the focus
 // is (an outline or a shadow), and while the reboot dialog is open the focus

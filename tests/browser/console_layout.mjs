@@ -1,5 +1,5 @@
 // The console at 360 px with the longest things people and agents write
-// (CONTRACT.md §8: "At 360 px wide no page scrolls sideways"): a long e-mail
+// (docs/console.md: "At 360 px wide no page scrolls sideways"): a long e-mail
 // address in the header, a device name of 100 characters and a description
 // of 1000 without a space, long facts from the agent and long port names.
 // Wide tables and code may scroll inside their own box; the page may not.

@@ -1,4 +1,4 @@
-// The fleet page as it lives (CONTRACT.md §8): the "Search" field filters the
+// The fleet page as it lives (docs/console.md): the "Search" field filters the
 // rows by name, serial or description as you type, and a device that stops
 // sending heartbeats turns "Offline" on the open page without a reload (the
 // server runs with a short online window). Run by

@@ -1,4 +1,4 @@
-// The console without script (CONTRACT.md §8: "Every action is a button: an
+// The console without script (docs/console.md: "Every action is a button: an
 // HTML form with method=post that works without script"): sign in, reboot a
 // device through a confirmation page, edit it (a blank name refused beside
 // the field), delete it through a confirmation page, and log out, in a

@@ -1,4 +1,4 @@
-//! The web console (CONTRACT.md §8) in a real browser, as people use it: the
+//! The web console (docs/console.md) in a real browser, as people use it: the
 //! scripts of `tests/browser/console_*.mjs` (playwright-core driving the
 //! machine's chromium) walk through its journeys; on every page axe-core
 //! 4.14 finds no serious or critical violation, nothing scrolls sideways at

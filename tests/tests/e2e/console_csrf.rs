@@ -1,4 +1,4 @@
-//! The console's CSRF protection over plain HTTP (CONTRACT.md §8 "Rules"):
+//! The console's CSRF protection over plain HTTP (docs/console.md, Sessions and security):
 //! every form of every page carries a hidden CSRF token, and a post without
 //! it, with a made-up one or with another session's is refused with 403 and
 //! changes nothing.

@@ -1,4 +1,4 @@
-//! The console's doors over plain HTTP (CONTRACT.md §8, §1, §2, §4):
+//! The console's doors over plain HTTP (docs/console.md, docs/api.md):
 //! registration and reset refusals in the API's words, addresses matched
 //! without regard to letter case, a session that cannot be ended by a
 //! link, and session secrets kept only hashed.

@@ -1,4 +1,4 @@
-//! Where the console's doors end (CONTRACT.md §1 throttling, §6.3, §8): the
+//! Where the console's doors end (docs/api.md's throttling, docs/security.md, docs/console.md): the
 //! forms anyone can send are throttled per address like the API's routes, so
 //! the console is no way around the API's limits on mail; and a session that
 //! "Log out everywhere" ended gets no more live updates.

@@ -1,5 +1,5 @@
-//! The console reads and writes through the API's use cases (CONTRACT.md §8
-//! "Rules"): another account's device does not exist for it, not even in the
+//! The console reads and writes through the API's use cases (docs/console.md,
+//! Sessions and security): another account's device does not exist for it, not even in the
 //! live updates; its forms show the API's messages beside their fields and
 //! refuse what the API refuses; a wrong current password counts as a failed
 //! login (§6.6); text is shown as text.

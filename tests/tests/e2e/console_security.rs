@@ -1,5 +1,5 @@
-//! The web console's security rules over plain HTTP (CONTRACT.md §8
-//! "Rules"): strict headers and no inline script, the session cookie's
+//! The web console's security rules over plain HTTP (docs/console.md,
+//! Sessions and security): strict headers and no inline script, the session cookie's
 //! flags, a CSRF token on every form, redirects while signed out, and `/`
 //! leading browsers (only) to the console.
 

@@ -1,4 +1,4 @@
-//! Console sessions over plain HTTP (CONTRACT.md §8, §1, §6.3): 14 days
+//! Console sessions over plain HTTP (docs/console.md, docs/api.md, docs/security.md): 14 days
 //! idle, "Log out" and "Log out everywhere", the lockout and the per-address
 //! throttle the sign-in shares with `POST /auth/`, the API ignoring the
 //! console's cookie, registration, and the mailed links opened by a browser.
