@@ -13,9 +13,9 @@ use crate::error::ApiError;
 use crate::resources::accounts::PasswordChange;
 use crate::resources::profile::ProfileChange;
 use crate::state::HttpState;
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
-use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
 /// Mounts the account page and its forms.
@@ -104,8 +104,8 @@ async fn change_password(
         && let Err(wait) = throttle.check(viewer.account.id)
     {
         let error = ApiError::Throttled(wait);
-        let status = error.status_code();
-        return Ok(refused(Shown::of(error)?, status));
+        let (errors, status) = Shown::refusal(error)?;
+        return Ok(refused(errors, status));
     }
     let change = match posted.read::<PasswordChange>() {
         Ok(change) => change,
@@ -127,8 +127,8 @@ async fn change_password(
         ))),
         Err(error) => {
             let error = ApiError::from(error);
-            let status = error.status_code();
-            Ok(refused(Shown::of(error)?, status))
+            let (errors, status) = Shown::refusal(error)?;
+            Ok(refused(errors, status))
         }
     }
 }

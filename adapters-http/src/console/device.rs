@@ -136,12 +136,7 @@ async fn show(
         .ports(&viewer.account, serial)
         .await?
         .unwrap_or_default();
-    let commands = state
-        .app
-        .devices
-        .commands(&viewer.account, serial)
-        .await?
-        .unwrap_or_default();
+    let commands = state.app.devices.commands_of(&view).await?;
     let now = state.app.watching.now();
     let page = DevicePage {
         chrome: viewer

@@ -12,9 +12,9 @@ use super::shown::Shown;
 use crate::error::ApiError;
 use crate::resources::devices::DeviceReplacement;
 use crate::state::HttpState;
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
-use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
 /// Mounts the reboot, edit and delete routes of a device.
@@ -220,8 +220,8 @@ async fn edit(
         ))),
         Err(error) => {
             let error = ApiError::from(error);
-            let status = error.status_code();
-            Ok(again(Shown::of(error)?, status))
+            let (errors, status) = Shown::refusal(error)?;
+            Ok(again(errors, status))
         }
     }
 }

@@ -158,10 +158,10 @@ impl Watch {
             Some(serial) => {
                 let devices = &self.state.app.devices;
                 let view = devices.get(&self.account, &serial).await?;
-                let commands = devices
-                    .commands(&self.account, &serial)
-                    .await?
-                    .unwrap_or_default();
+                let commands = match &view {
+                    Some(view) => devices.commands_of(view).await?,
+                    None => Vec::new(),
+                };
                 let views: Vec<DeviceView> = view.into_iter().collect();
                 let state = DeviceState {
                     device: views.first().map(LiveDevice::of),

@@ -13,7 +13,7 @@ use crate::resources::accounts::EmailBody;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 
 /// Mounts the registration route.
@@ -57,13 +57,8 @@ async fn register(
 ) -> Result<HttpResponse, Failure> {
     let email = posted.text("email");
     let refused = |error: ApiError| -> Result<HttpResponse, Failure> {
-        let status = error.status_code();
-        Ok(page(
-            &posted.browser,
-            email.clone(),
-            Shown::of(error)?,
-            status,
-        ))
+        let (errors, status) = Shown::refusal(error)?;
+        Ok(page(&posted.browser, email.clone(), errors, status))
     };
     if let Err(error) = throttle::check(&req, &state) {
         return refused(error);

@@ -18,7 +18,7 @@ use crate::resources::password_reset::body::Reset;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 
 /// Mounts the reset routes.
@@ -87,8 +87,8 @@ async fn request(
         return Ok(again(Shown::of(error)?, StatusCode::FORBIDDEN));
     }
     if let Err(error) = throttle::check(&req, &state) {
-        let status = error.status_code();
-        return Ok(again(Shown::of(error)?, status));
+        let (errors, status) = Shown::refusal(error)?;
+        return Ok(again(errors, status));
     }
     let body = match posted.read::<EmailBody>() {
         Ok(body) => body,
@@ -130,8 +130,8 @@ async fn confirm(
         render(status, &page, posted.browser.cookie())
     };
     if let Err(error) = throttle::check(&req, &state) {
-        let status = error.status_code();
-        return Ok(again(Shown::of(error)?, status));
+        let (errors, status) = Shown::refusal(error)?;
+        return Ok(again(errors, status));
     }
     let reset = match posted.read::<Reset>() {
         Ok(reset) => reset,
@@ -149,8 +149,8 @@ async fn confirm(
         ))),
         Err(error) => {
             let error = ApiError::from(error);
-            let status = error.status_code();
-            Ok(again(Shown::of(error)?, status))
+            let (errors, status) = Shown::refusal(error)?;
+            Ok(again(errors, status))
         }
     }
 }

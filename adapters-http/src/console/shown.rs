@@ -2,6 +2,8 @@
 //! it, the rest above the form. They are the API's own messages.
 
 use crate::error::{ApiError, NON_FIELD_ERRORS, collect_strings};
+use actix_web::ResponseError;
+use actix_web::http::StatusCode;
 use std::collections::BTreeMap;
 
 /// The errors of a sent form.
@@ -39,6 +41,12 @@ impl Shown {
             other => return Err(other),
         }
         Ok(shown)
+    }
+
+    /// An API refusal as the page shows it, with the status the API answers.
+    pub(crate) fn refusal(error: ApiError) -> Result<(Self, StatusCode), ApiError> {
+        let status = error.status_code();
+        Ok((Self::of(error)?, status))
     }
 
     /// The messages of `field`.

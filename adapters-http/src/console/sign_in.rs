@@ -15,7 +15,7 @@ use crate::resources::auth::Credentials;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 
 /// Mounts the sign-in and sign-out routes.
@@ -106,8 +106,8 @@ async fn sign_in(
 
 /// The sign-in page again, with the API's refusal.
 fn refused(browser: &Browser, email: String, error: ApiError) -> Result<HttpResponse, Failure> {
-    let status = error.status_code();
-    Ok(page(browser, email, Shown::of(error)?, status, None))
+    let (errors, status) = Shown::refusal(error)?;
+    Ok(page(browser, email, errors, status, None))
 }
 
 async fn sign_out(state: Data<HttpState>, posted: Posted) -> Result<HttpResponse, Failure> {

@@ -179,18 +179,27 @@ impl Devices {
         if !self.owns(owner, serial).await? {
             return Ok(None);
         }
+        Ok(Some(self.history(serial).await?))
+    }
+
+    /// The most recent commands of a device already found in the caller's
+    /// account (by [`get`](Self::get)), as [`commands`](Self::commands)
+    /// lists them, without looking the device up again.
+    pub async fn commands_of(&self, device: &DeviceView) -> Result<Vec<CommandView>, StoreError> {
+        self.history(&device.device.serial).await
+    }
+
+    async fn history(&self, serial: &Serial) -> Result<Vec<CommandView>, StoreError> {
         let records = self.commands.history(serial, COMMAND_HISTORY).await?;
         let now = self.clock.now();
         let lifetime = self.command_lifetime;
-        Ok(Some(
-            records
-                .into_iter()
-                .map(|record| CommandView {
-                    state: record.state(now, lifetime),
-                    record,
-                })
-                .collect(),
-        ))
+        Ok(records
+            .into_iter()
+            .map(|record| CommandView {
+                state: record.state(now, lifetime),
+                record,
+            })
+            .collect())
     }
 
     /// Queues a reboot for one of the account's devices. A reboot that has

@@ -12,17 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `target/<profile>/console`, beside the test binaries' `deps` folder: the screenshots.
+/// `target/<profile>/console`: the screenshots.
 pub fn screenshots() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile = exe
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|n| n == "deps"))
-        .and_then(Path::parent)
-        .expect("the test binary is in target/<profile>/deps");
-    let dir = profile.join("console");
-    std::fs::create_dir_all(&dir).expect("the screenshots' folder");
-    dir
+    output_dir("console")
 }
 
 /// What a script reported.

@@ -9,20 +9,7 @@ use crate::api_docs_browser::chromium;
 use crate::api_lint::api_tools;
 use crate::support::*;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-
-/// `target/<profile>/swagger-ui`, beside the test binaries' `deps` folder.
-fn screenshots() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile = exe
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|n| n == "deps"))
-        .and_then(Path::parent)
-        .expect("the test binary is in target/<profile>/deps");
-    let dir = profile.join("swagger-ui");
-    std::fs::create_dir_all(&dir).expect("the screenshots' folder");
-    dir
-}
+use std::path::Path;
 
 e2e!(try_it_out_logs_in_lists_and_reboots_with_the_documented_examples: sqlite);
 fn try_it_out_logs_in_lists_and_reboots_with_the_documented_examples() {
@@ -35,7 +22,7 @@ fn try_it_out_logs_in_lists_and_reboots_with_the_documented_examples() {
     let account = server.account(login["email"].as_str().expect("an e-mail"));
     let serial = server.device_serial(&account.email);
 
-    let shots = screenshots();
+    let shots = output_dir("swagger-ui");
     let node = api_tools();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/swagger_try_it_out.mjs");
     let work = tempfile::tempdir().expect("a temporary folder");

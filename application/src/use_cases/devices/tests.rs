@@ -318,3 +318,19 @@ async fn a_reboot_joining_one_under_way_is_not_announced() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn the_commands_of_a_device_already_found_need_no_second_look_up() {
+    let mut h = Harness::new();
+    h.devices.expect_find_for().never();
+    h.commands
+        .expect_history()
+        .withf(|serial, limit| *serial == device(None).serial && *limit == COMMAND_HISTORY)
+        .times(1)
+        .returning(|_, _| Ok(vec![]));
+    let view = DeviceView {
+        device: device(None),
+        online: false,
+    };
+    assert!(h.app().devices.commands_of(&view).await.unwrap().is_empty());
+}

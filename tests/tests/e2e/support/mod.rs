@@ -26,3 +26,17 @@ pub use server::{DatabaseUrlAt, Server, ServerBuilder};
 
 /// A password that passes every rule for the addresses and names used here.
 pub const PASSWORD: &str = "Sturdy-Lantern-42";
+
+/// `target/<profile>/<name>`, beside the test binaries' `deps` folder, made
+/// if missing: where tests leave what people look at (screenshots).
+pub fn output_dir(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile = exe
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == "deps"))
+        .and_then(std::path::Path::parent)
+        .expect("the test binary is in target/<profile>/deps");
+    let dir = profile.join(name);
+    std::fs::create_dir_all(&dir).expect("the output folder");
+    dir
+}
