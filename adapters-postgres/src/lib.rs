@@ -20,6 +20,7 @@ mod login_attempts;
 mod notifications;
 mod outbox;
 mod prepared;
+mod probe;
 mod rows;
 mod store;
 mod tokens;

@@ -4,9 +4,11 @@
 //! [`Store`](application::ports::Store). Each call runs on
 //! tokio's blocking pool, behind a semaphore sized like the connection pool,
 //! so no SQLite call ever blocks an async worker and waiting never does
-//! either. Writes use `BEGIN IMMEDIATE`, so a server and a CLI process can
-//! write the same file at once: one waits for the other (busy timeout) instead
-//! of failing half-way.
+//! either; how long each waited for its connection goes to the
+//! `devmgr_db_pool_wait_seconds` histogram (the `metrics` facade). Writes
+//! use `BEGIN IMMEDIATE`, so a server and a CLI process can write the same
+//! file at once: one waits for the other (busy timeout) instead of failing
+//! half-way.
 
 mod accounts;
 mod commands;
@@ -16,6 +18,7 @@ mod fleet_signals;
 mod keys;
 mod login_attempts;
 mod outbox;
+mod probe;
 mod rows;
 mod store;
 mod tokens;

@@ -8,7 +8,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::{Notify, Semaphore};
 
@@ -20,6 +20,9 @@ mod embedded {
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections in the pool (and blocking tasks at once).
 const POOL_SIZE: u32 = 8;
+/// The histogram of the seconds each unit of work waited for its pooled
+/// connection (a permit, then the pool), through the `metrics` facade.
+const POOL_WAIT: &str = "devmgr_db_pool_wait_seconds";
 
 /// The database could not be opened or migrated.
 #[derive(Debug, Error)]
@@ -152,13 +155,15 @@ impl SqliteStore {
     }
 
     /// Like [`run`](Self::run), for work that can fail with a domain outcome `E`
-    /// (a duplicate, say) besides SQLite errors.
+    /// (a duplicate, say) besides SQLite errors. Records how long the work
+    /// waited for its connection ([`POOL_WAIT`]).
     pub(crate) async fn run_mapped<T, E, F>(&self, what: &'static str, work: F) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, Failure<E>> + Send + 'static,
     {
+        let asked = Instant::now();
         let _permit = self
             .permits
             .acquire()
@@ -166,9 +171,9 @@ impl SqliteStore {
             .map_err(|e| StoreError::new("database is shutting down", e))?;
         let pool = self.pool.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            let mut conn = pool
-                .get()
-                .map_err(|e| Failure::Store(StoreError::new(what, e)))?;
+            let conn = pool.get();
+            metrics::histogram!(POOL_WAIT).record(asked.elapsed().as_secs_f64());
+            let mut conn = conn.map_err(|e| Failure::Store(StoreError::new(what, e)))?;
             work(&mut conn)
         })
         .await

@@ -14,6 +14,7 @@ pub mod fleet_signals;
 pub mod keys;
 pub mod login_attempts;
 pub mod outbox;
+pub mod probe;
 
 /// Generates, in the crate that invokes it (a storage adapter's test crate),
 /// one `#[tokio::test]` per contract test, in a module per subject (so tests
@@ -138,6 +139,13 @@ macro_rules! suite {
                 storing_a_key_wakes_the_worker,
                 mail_queued_before_the_wait_ends_it,
                 waiting_for_mail_ends_at_its_timeout,
+            }
+            probe {
+                a_ping_succeeds,
+                an_empty_store_counts_nothing,
+                the_census_counts_devices_commands_by_state_and_waiting_mail,
+                a_heartbeat_at_online_since_counts_as_online,
+                a_command_issued_at_lapsed_before_counts_as_lapsed,
             }
         }}
     };
