@@ -9,22 +9,19 @@ use crate::body::PARSES;
 use crate::error::ApiError;
 use crate::extract::{Access, authenticate, state};
 use crate::fields::actions_entry;
+use crate::observe::ServedBy;
 use crate::route_table::{self, Route};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
 use std::panic::AssertUnwindSafe;
-use std::time::Instant;
 
-/// Serves one request. Logs one line per request: method, path (never the
-/// query string, nor a key in the path: both may carry keys), status and
-/// duration.
+/// Serves one request; tells the request log ([`crate::observe`]) which
+/// route served it.
 pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse, actix_web::Error> {
-    let started = Instant::now();
     let route = route_table::find(req.path());
-    let (method, path) = (req.method().clone(), loggable_path(route, req.path()));
     if let Some(route) = route {
         route.capture(req.match_info_mut());
     }
@@ -37,23 +34,7 @@ pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse,
         Ok(Err(error)) => error.error_response(),
         Err(_) => ApiError::Internal("handler panicked".into()).error_response(),
     };
-    tracing::info!(
-        %method,
-        path,
-        status = response.status().as_u16(),
-        micros = started.elapsed().as_micros() as u64,
-        "request"
-    );
     Ok(ServiceResponse::new(http_request, response))
-}
-
-/// The path as logged: the route's pattern instead when the path carries a
-/// key (the link of a verification mail, `/verify-email/{key}/`).
-fn loggable_path(route: Option<&Route>, path: &str) -> String {
-    match route {
-        Some(route) if route.pattern.contains("{key}") => route.pattern.to_owned(),
-        _ => path.to_owned(),
-    }
 }
 
 async fn serve(
@@ -64,13 +45,23 @@ async fn serve(
     let Some(route) = route else {
         return redirect_to_slash(req);
     };
+    let method = req.method().clone();
+    let endpoint = route.endpoint(&method);
+    req.extensions_mut().insert(ServedBy {
+        route: route.pattern,
+        quiet: endpoint.is_some_and(|endpoint| endpoint.quiet),
+    });
+    if let Some(endpoint) = endpoint
+        && !endpoint.reads_credentials
+    {
+        return Ok(endpoint.call(req.clone(), payload).await);
+    }
     let scheme = route.scheme();
     let caller = authenticate(req, scheme).await?;
-    let method = req.method().clone();
     if method == Method::OPTIONS {
         return Ok(options(route));
     }
-    let Some(endpoint) = route.endpoint(&method) else {
+    let Some(endpoint) = endpoint else {
         if route.is_protected() && caller.account.is_none() && caller.device.is_none() {
             return Err(scheme.not_provided());
         }
@@ -90,7 +81,10 @@ async fn serve(
     if endpoint.throttled
         && let Some(throttle) = &state(req)?.throttle
     {
-        throttle.check(req).map_err(ApiError::Throttled)?;
+        throttle.check(req).map_err(|retry_after| {
+            tracing::debug!(retry_after, "throttled");
+            ApiError::Throttled(retry_after)
+        })?;
     }
     Ok(endpoint.call(req.clone(), payload).await)
 }

@@ -49,6 +49,9 @@ pub enum ApiError {
     Throttled(u64),
     /// 503 with `Retry-After: 1`: too much work is waiting (password hashes).
     Busy,
+    /// 503 with `Retry-After: 2`: the database is out of reach for now
+    /// (down, restarting, cut off); the cause is logged.
+    Unavailable,
     /// 500: the cause is logged, never shown.
     Internal(String),
 }
@@ -63,14 +66,7 @@ impl ApiError {
 
     /// Logs an infrastructure failure and hides it behind a 500.
     pub fn internal(error: &(dyn std::error::Error + 'static)) -> Self {
-        let mut chain = error.to_string();
-        let mut source = error.source();
-        while let Some(cause) = source {
-            chain.push_str(": ");
-            chain.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        Self::Internal(chain)
+        Self::Internal(cause_chain(error))
     }
 
     /// The answer's message for people: the detail, or every validation
@@ -107,10 +103,25 @@ impl ApiError {
                 format!("Request was throttled. Expected available in {seconds} seconds.")
             }
             Self::Busy => "The server is busy. Try again shortly.".to_owned(),
+            Self::Unavailable => {
+                "The service is temporarily unavailable. Try again shortly.".to_owned()
+            }
             Self::Internal(_) => "A server error occurred.".to_owned(),
         };
         json!({ "detail": detail })
     }
+}
+
+/// An error and its causes, joined by `: `, for the log.
+fn cause_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        chain.push_str(": ");
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    chain
 }
 
 /// Every string inside a JSON value, in order.
@@ -141,7 +152,7 @@ impl ResponseError for ApiError {
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -167,6 +178,9 @@ impl ResponseError for ApiError {
             Self::Busy => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
+            Self::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, "2"));
+            }
             Self::BodyTimeout => {
                 response.force_close();
             }
@@ -181,6 +195,13 @@ impl From<application::StoreError> for ApiError {
         if error.is_busy() {
             tracing::warn!(%error, "refused: busy");
             return Self::Busy;
+        }
+        if error.is_unavailable() {
+            tracing::warn!(
+                cause = cause_chain(&error),
+                "refused: the database is unavailable"
+            );
+            return Self::Unavailable;
         }
         Self::internal(&error)
     }
@@ -242,6 +263,20 @@ mod tests {
         assert_eq!(
             body,
             r#"{"detail":"The server is busy. Try again shortly."}"#
+        );
+    }
+
+    #[actix_web::test]
+    async fn an_unreachable_database_is_503_with_retry_after_and_no_cause() {
+        let cause = std::io::Error::other("connection to 10.0.0.5:5432 refused");
+        let down = application::StoreError::unreachable("find device", cause);
+        let (status, response) = body_of(ApiError::from(down)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "2");
+        let body = to_bytes(response.into_body()).await.unwrap();
+        assert_eq!(
+            body,
+            r#"{"detail":"The service is temporarily unavailable. Try again shortly."}"#
         );
     }
 

@@ -24,6 +24,8 @@ mod fleet_reads;
 mod home;
 mod long_polls;
 mod mail_links;
+mod metrics;
+mod observe;
 mod openapi;
 mod refusals;
 mod resources;
@@ -37,6 +39,7 @@ mod unread_body;
 
 pub use fields::messages;
 pub use mail_links::HttpMailLinks;
+pub use metrics::{Metrics, MetricsError, MetricsListener};
 pub use resources::devices::DeviceJson;
 pub use state::HttpState;
 pub use throttle::{AccountThrottle, AddressThrottle, Rate};
@@ -61,17 +64,50 @@ pub struct ServeLimits {
 /// How long requests in flight may take to finish once shutdown starts.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(4);
 
-/// Starts serving on an already bound listener. On SIGINT or SIGTERM the
-/// server answers every open long poll at once, stops accepting
-/// connections, finishes the requests in flight (for at most 4 s) and stops.
+/// The servers of one process: the API with its pages and probes, and the
+/// metrics listener when there is one.
+pub struct Serving {
+    api: Server,
+    metrics: Option<Server>,
+}
+
+impl Serving {
+    /// Stops the API server (the metrics listener follows it).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.api.handle()
+    }
+
+    /// Serves until the API server stops, then stops the metrics listener.
+    pub async fn run(self) -> std::io::Result<()> {
+        let metrics = self.metrics.map(|server| {
+            let handle = server.handle();
+            actix_web::rt::spawn(server);
+            handle
+        });
+        let served = self.api.await;
+        if let Some(metrics) = metrics {
+            metrics.stop(true).await;
+        }
+        served
+    }
+}
+
+/// Starts serving on an already bound listener, and metrics on theirs when
+/// given. On SIGINT or SIGTERM the server answers every open long poll at
+/// once, stops accepting connections, finishes the requests in flight (for
+/// at most 4 s) and stops.
 pub fn serve(
     listener: TcpListener,
     state: HttpState,
     limits: ServeLimits,
-) -> std::io::Result<Server> {
+    metrics: Option<MetricsListener>,
+) -> std::io::Result<Serving> {
     let workers = limits.workers.max(1);
     let state = web::Data::new(state);
     let polls = state.clone();
+    let metrics = metrics
+        .map(|listening| metrics::serve_metrics(listening, state.clone()))
+        .transpose()?;
     let document = web::Data::new(ApiDocument(openapi::document_json()));
     let server = HttpServer::new(move || app(state.clone(), document.clone()))
         .workers(workers)
@@ -92,13 +128,16 @@ pub fn serve(
         polls.stop_streams();
         handle.stop(true).await;
     });
-    Ok(server)
+    Ok(Serving {
+        api: server,
+        metrics,
+    })
 }
 
 /// The whole server on an actix `App`: the state, the OpenAPI document, the
 /// server's own surfaces, and the API's dispatcher for every other path.
-/// Every answer sent before its request's body has arrived whole closes the
-/// connection. `serve` and the in-crate tests use it alike.
+/// Every request gets an id and a log line ([`observe`]); every answer sent
+/// before its request's body has arrived whole closes the connection. `serve` and the in-crate tests use it alike.
 pub(crate) fn app(
     state: web::Data<HttpState>,
     document: web::Data<ApiDocument>,
@@ -113,6 +152,7 @@ pub(crate) fn app(
 > {
     App::new()
         .wrap(from_fn(unread_body::close_after_unread_body))
+        .wrap(from_fn(observe::observe))
         .app_data(state)
         .app_data(document)
         .configure(home::mount)

@@ -34,6 +34,15 @@ pub struct Endpoint {
     pub fields: Option<&'static [Field]>,
     /// Rate limited per client address (`docs/api.md`, Throttling).
     pub throttled: bool,
+    /// Its successes are logged at debug, not info: it is called all the
+    /// time by every device or prober (`docs/operations.md`, Logs).
+    pub quiet: bool,
+    /// Whether the dispatcher reads the caller's credentials first (and
+    /// refuses invalid ones); probes read none.
+    pub reads_credentials: bool,
+    /// Answers other than success and the common failures, with the body
+    /// the document shows for each (a probe's 503).
+    pub failure_examples: Vec<(u16, Value)>,
     /// One line on what it does.
     pub summary: &'static str,
     /// Its answer on success: read from its handler's return type.
@@ -102,6 +111,9 @@ impl Endpoint {
             access: needs.access,
             fields: needs.fields,
             throttled: false,
+            quiet: false,
+            reads_credentials: true,
+            failure_examples: Vec::new(),
             summary,
             reply: A::REPLY,
             query: needs.query,
@@ -235,6 +247,32 @@ impl Route {
     pub fn throttled(mut self) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.throttled = true;
+        }
+        self
+    }
+
+    /// Logs the last method added at debug when it succeeds.
+    pub fn quiet(mut self) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.quiet = true;
+        }
+        self
+    }
+
+    /// Lets the last method added be called with any credentials, or none:
+    /// the dispatcher does not read them.
+    pub fn without_credentials(mut self) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.reads_credentials = false;
+        }
+        self
+    }
+
+    /// Documents that the last method added answers `status` with `body`,
+    /// a value of its own answer type.
+    pub fn failure_example<A: Described>(mut self, status: u16, body: A) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.failure_examples.push((status, to_json(&body)));
         }
         self
     }

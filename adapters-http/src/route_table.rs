@@ -3,7 +3,7 @@
 //! document alike.
 
 use crate::resources::{
-    accounts, agent, auth, devices, docs, enrolment, password_reset, profile, verification,
+    accounts, agent, auth, devices, docs, enrolment, health, password_reset, profile, verification,
 };
 use std::sync::LazyLock;
 
@@ -22,6 +22,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         devices::routes(),
         docs::routes(),
         enrolment::routes(),
+        health::routes(),
         profile::routes(),
         password_reset::routes(),
         verification::routes(),

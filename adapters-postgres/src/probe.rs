@@ -12,7 +12,7 @@ use domain::{CommandState, CommandStatus, Timestamp};
 /// the outbox (a row goes once delivered or given up).
 const DEVICES_AND_OUTBOX: &str = "SELECT \
      (SELECT COUNT(*) FROM devices), \
-     (SELECT COUNT(*) FROM devices WHERE last_seen >= $1), \
+     (SELECT COUNT(*) FROM devices WHERE last_seen > $1), \
      (SELECT COUNT(*) FROM outbox)";
 
 /// The commands grouped by what their state is derived from: the stored
@@ -35,13 +35,13 @@ impl StoreProbe for PgStore {
 
     async fn census(
         &self,
-        online_since: Timestamp,
+        online_after: Timestamp,
         lapsed_before: Timestamp,
     ) -> Result<Census, StoreError> {
-        let (online_since, lapsed_before) = (rows::at(online_since), rows::at(lapsed_before));
+        let (online_after, lapsed_before) = (rows::at(online_after), rows::at(lapsed_before));
         self.run("count devices, commands and mail", |c| {
             Box::pin(async move {
-                let row = prepared::query_one(c, DEVICES_AND_OUTBOX, &[&online_since]).await?;
+                let row = prepared::query_one(c, DEVICES_AND_OUTBOX, &[&online_after]).await?;
                 let [devices, devices_online, outbox_backlog] =
                     [0, 1, 2].map(|column| row.try_get::<_, i64>(column).map(tally));
                 let mut commands = CommandCounts::default();

@@ -13,7 +13,7 @@ use rusqlite::{Connection, params};
 /// the outbox (a row goes once delivered or given up).
 const DEVICES_AND_OUTBOX: &str = "SELECT \
      (SELECT COUNT(*) FROM devices), \
-     (SELECT COUNT(*) FROM devices WHERE last_seen >= ?1), \
+     (SELECT COUNT(*) FROM devices WHERE last_seen > ?1), \
      (SELECT COUNT(*) FROM outbox)";
 
 /// The commands grouped by what their state is derived from: the stored
@@ -35,15 +35,15 @@ impl StoreProbe for SqliteStore {
 
     async fn census(
         &self,
-        online_since: Timestamp,
+        online_after: Timestamp,
         lapsed_before: Timestamp,
     ) -> Result<Census, StoreError> {
-        let (online_since, lapsed_before) =
-            (rows::to_secs(online_since), rows::to_secs(lapsed_before));
+        let (online_after, lapsed_before) =
+            (rows::to_secs(online_after), rows::to_secs(lapsed_before));
         self.run("count devices, commands and mail", move |conn| {
             // One read transaction: the counts are of one moment.
             let tx = conn.transaction()?;
-            let census = count(&tx, online_since, lapsed_before)?;
+            let census = count(&tx, online_after, lapsed_before)?;
             tx.commit()?;
             Ok(census)
         })
@@ -52,10 +52,10 @@ impl StoreProbe for SqliteStore {
 }
 
 /// The census, in two statements.
-fn count(conn: &Connection, online_since: i64, lapsed_before: i64) -> rusqlite::Result<Census> {
+fn count(conn: &Connection, online_after: i64, lapsed_before: i64) -> rusqlite::Result<Census> {
     let (devices, devices_online, outbox_backlog) = conn
         .prepare_cached(DEVICES_AND_OUTBOX)?
-        .query_row([online_since], |row| {
+        .query_row([online_after], |row| {
             Ok((tally(row.get(0)?), tally(row.get(1)?), tally(row.get(2)?)))
         })?;
     let mut commands = CommandCounts::default();

@@ -29,6 +29,17 @@ pub struct Cli {
     #[arg(long, global = true, env = "DEVMGR_PUBLIC_URL")]
     pub public_url: Option<String>,
 
+    /// How log lines are written on stderr: `text` for people, `json` (one
+    /// object a line) for log collectors.
+    #[arg(long, global = true, env = "DEVMGR_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// What is logged, in tracing's filter syntax (`warn`, `debug`,
+    /// `info,devmgr_adapters_http=debug`). Also read from RUST_LOG. Default:
+    /// `info` for `serve`, `warn` for other commands.
+    #[arg(long, global = true, env = "DEVMGR_LOG_LEVEL")]
+    pub log_level: Option<String>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -130,6 +141,20 @@ pub struct ServeArgs {
     /// or N/day (every request counts; off with `--throttle off`).
     #[arg(long, env = "DEVMGR_PASSWORD_CHANGE_RATE", default_value = "10/hour")]
     pub password_change_rate: Rate,
+    /// Serve Prometheus metrics at http://ADDR/metrics on a listener of
+    /// their own (off by default). It has no authentication: bind a private
+    /// address.
+    #[arg(long, env = "DEVMGR_METRICS_BIND")]
+    pub metrics_bind: Option<String>,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One line of text per event, for people.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 /// Whether throttling is on.

@@ -73,11 +73,29 @@ fn init_logging(cli: &cli::Cli) {
     } else {
         "warn"
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("DEVMGR_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
+    let directives = cli
+        .log_level
+        .clone()
+        .or_else(|| std::env::var("DEVMGR_LOG").ok())
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .unwrap_or_else(|| default.to_owned());
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|error| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: ignoring the log level {directives:?} ({error}); logging at {default}"
+        );
+        tracing_subscriber::EnvFilter::new(default)
+    });
+    let lines = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(std::io::stderr);
+    match cli.log_format {
+        cli::LogFormat::Text => lines.with_ansi(std::io::stderr().is_terminal()).init(),
+        cli::LogFormat::Json => lines
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
 }

@@ -5,7 +5,11 @@
 
 use crate::cli::{Cli, Command, ServeArgs, Throttle};
 use crate::{CommandError, mailer, os, wiring};
-use adapters_http::{AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, ServeLimits};
+use adapters_http::{
+    AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, Metrics, MetricsListener,
+    ServeLimits,
+};
+use adapters_system::Argon2Hasher;
 use application::ports::{Clock, LockoutPolicy, Mailer};
 use application::{Services, Settings};
 use chrono::Duration;
@@ -22,10 +26,12 @@ const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(6
 pub struct Started {
     /// The address it listens on.
     pub address: SocketAddr,
+    /// The address of its metrics listener, if it has one.
+    pub metrics_address: Option<SocketAddr>,
     /// The database's schema version.
     pub schema_version: i32,
-    /// The server itself.
-    pub server: actix_web::dev::Server,
+    /// The server itself (and its metrics listener).
+    pub server: adapters_http::Serving,
 }
 
 /// Migrates the database of `cli`, then serves it on the socket `listen`
@@ -52,20 +58,23 @@ pub async fn start(
     let listener = listen()?;
     let address = listener.local_addr().map_err(CommandError::from_display)?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), &address.to_string());
-    let app = wiring::application(
-        database,
-        mailer,
-        settings,
-        wiring::HashLimits {
-            threads: args
-                .hash_threads
-                .map_or_else(|| wiring::HashLimits::default().threads, usize::from),
-            max_queue: args.max_hash_queue,
-        },
-        Arc::new(links),
-        clock,
-    )
+    let hasher = wiring::hasher(wiring::HashLimits {
+        threads: args
+            .hash_threads
+            .map_or_else(|| wiring::HashLimits::default().threads, usize::from),
+        max_queue: args.max_hash_queue,
+    })
     .await?;
+    let metrics = match &args.metrics_bind {
+        Some(bind) => Some(metrics_listener(bind, hasher.clone())?),
+        None => None,
+    };
+    let metrics_address = metrics
+        .as_ref()
+        .map(|m| m.listener.local_addr())
+        .transpose()
+        .map_err(CommandError::from_display)?;
+    let app = wiring::application(database, mailer, settings, hasher, Arc::new(links), clock);
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
     let throttles = throttled.then(|| Throttles {
         addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),
@@ -90,8 +99,8 @@ pub async fn start(
         max_connections = limits.max_connections,
         "connection limits"
     );
-    let server =
-        adapters_http::serve(listener, state, limits).map_err(CommandError::from_display)?;
+    let server = adapters_http::serve(listener, state, limits, metrics)
+        .map_err(CommandError::from_display)?;
     actix_web::rt::spawn({
         let app = app.clone();
         async move { app.mail.deliver_forever().await }
@@ -99,9 +108,26 @@ pub async fn start(
     actix_web::rt::spawn(housekeeping(app, throttles));
     Ok(Started {
         address,
+        metrics_address,
         schema_version,
         server,
     })
+}
+
+/// The metrics listener of `--metrics-bind`, with the process's recorder
+/// (installed now) and the password-hash queue read at each scrape.
+fn metrics_listener(
+    bind: &str,
+    hasher: Arc<Argon2Hasher>,
+) -> Result<MetricsListener, CommandError> {
+    let listener = TcpListener::bind(bind)
+        .map_err(|e| CommandError(format!("cannot listen for metrics on {bind}: {e}")))?;
+    let metrics = Metrics::install()
+        .map_err(CommandError::from_display)?
+        .on_scrape(move || {
+            metrics::gauge!("devmgr_password_hash_queue").set(hasher.queue_length() as f64);
+        });
+    Ok(MetricsListener { listener, metrics })
 }
 
 /// The rate limiters, when throttling is on.
@@ -181,7 +207,7 @@ impl InProcessServer {
                     match start(&cli, args, || Ok(listener), mailer, clock).await {
                         Ok(started) => {
                             let _ = started_tx.send(Ok((started.address, started.server.handle())));
-                            let _ = started.server.await;
+                            let _ = started.server.run().await;
                         }
                         Err(error) => {
                             let _ = started_tx.send(Err(error));

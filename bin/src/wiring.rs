@@ -70,21 +70,24 @@ impl Default for HashLimits {
     }
 }
 
-/// The application over the database, the given mailer, Argon2id within
-/// `hashing`'s limits, the system's randomness and `clock`. Mail links come
-/// from `links`.
-pub async fn application(
-    database: Database,
-    mailer: Arc<dyn Mailer>,
-    settings: Settings,
-    hashing: HashLimits,
-    links: Arc<dyn MailLinks>,
-    clock: Arc<dyn Clock>,
-) -> Result<Services, CommandError> {
+/// Argon2id within `hashing`'s limits (its threads start now).
+pub async fn hasher(hashing: HashLimits) -> Result<Arc<Argon2Hasher>, CommandError> {
     let HashLimits { threads, max_queue } = hashing;
     let hasher =
         blocking(move || Ok(Argon2Hasher::owasp(threads).with_max_queue(max_queue))).await?;
-    let hasher = Arc::new(hasher);
+    Ok(Arc::new(hasher))
+}
+
+/// The application over the database, the given mailer, `hasher`, the
+/// system's randomness and `clock`. Mail links come from `links`.
+pub fn application(
+    database: Database,
+    mailer: Arc<dyn Mailer>,
+    settings: Settings,
+    hasher: Arc<Argon2Hasher>,
+    links: Arc<dyn MailLinks>,
+    clock: Arc<dyn Clock>,
+) -> Services {
     let random = Arc::new(OsRandom);
     // Either store is every repository port at once (`application::ports::Store`).
     let ports = match database {
@@ -95,5 +98,5 @@ pub async fn application(
             Ports::over_store(Arc::new(store), mailer, links, hasher, clock, random)
         }
     };
-    Ok(Services::new(ports, settings))
+    Services::new(ports, settings)
 }

@@ -35,7 +35,10 @@ impl Shown {
                     }
                 }
             }
-            error @ (ApiError::Throttled(_) | ApiError::Busy | ApiError::Forbidden(_)) => {
+            error @ (ApiError::Throttled(_)
+            | ApiError::Busy
+            | ApiError::Unavailable
+            | ApiError::Forbidden(_)) => {
                 shown.general.push(error.message());
             }
             other => return Err(other),

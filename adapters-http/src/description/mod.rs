@@ -112,11 +112,13 @@ pub enum Tag {
     Devices,
     /// What a device's agent calls.
     Agent,
+    /// Probes for load balancers and orchestrators.
+    Health,
 }
 
 impl Tag {
     /// Every tag, in the order the document lists them.
-    pub const ALL: [Tag; 3] = [Tag::Accounts, Tag::Devices, Tag::Agent];
+    pub const ALL: [Tag; 4] = [Tag::Accounts, Tag::Devices, Tag::Agent, Tag::Health];
 
     /// Its name in the document.
     pub fn name(self) -> &'static str {
@@ -124,6 +126,7 @@ impl Tag {
             Self::Accounts => "Accounts",
             Self::Devices => "Devices",
             Self::Agent => "Agent",
+            Self::Health => "Health",
         }
     }
 
@@ -133,6 +136,7 @@ impl Tag {
             Self::Accounts => "Registration, log-in, passwords and the profile.",
             Self::Devices => "The account's devices: list, edit, delete, reboot.",
             Self::Agent => "The device side: enrolment, heartbeats and commands.",
+            Self::Health => "Probes for load balancers: no credentials, never throttled.",
         }
     }
 }

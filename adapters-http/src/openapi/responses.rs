@@ -40,7 +40,15 @@ pub(super) fn responses(endpoint: &Endpoint) -> Vec<(u16, RefOr<Response>)> {
     if reads_input || endpoint.failures.contains(&400) {
         fails(400, response_ref("BadRequest"));
     }
-    fails(401, response_ref("Unauthorized"));
+    for (status, example) in &endpoint.failure_examples {
+        fails(
+            *status,
+            RefOr::T(own_failure(endpoint, *status, example.clone())),
+        );
+    }
+    if endpoint.reads_credentials {
+        fails(401, response_ref("Unauthorized"));
+    }
     for &status in endpoint.failures {
         match status {
             403 => fails(403, response_ref("Forbidden")),
@@ -56,6 +64,9 @@ pub(super) fn responses(endpoint: &Endpoint) -> Vec<(u16, RefOr<Response>)> {
         fails(429, response_ref("Throttled"));
     }
     fails(500, response_ref("ServerError"));
+    if endpoint.reads_credentials {
+        fails(503, response_ref("Unavailable"));
+    }
     responses.sort_by_key(|(status, _)| *status);
     responses
 }
@@ -114,6 +125,23 @@ fn success(endpoint: &Endpoint) -> Response {
     .build()
 }
 
+/// A failure of the endpoint's own: its answer type, with `example`.
+fn own_failure(endpoint: &Endpoint, status: u16, example: Value) -> Response {
+    let description = match status {
+        503 => "Not ready: something the server needs does not answer.",
+        _ => "A failure of this operation's own.",
+    };
+    let builder = ResponseBuilder::new().description(description);
+    match endpoint.reply.body {
+        ReplyBody::One(object) | ReplyBody::OneOrPage(object) => builder.content(
+            "application/json",
+            json_content(schema_ref(object.schema.name), example),
+        ),
+        _ => builder,
+    }
+    .build()
+}
+
 fn bad_request_or_page(example: Value) -> Response {
     ResponseBuilder::new()
         .description("Invalid input; a page for a client that accepts `text/html`.")
@@ -140,7 +168,7 @@ pub(super) struct CommonFailure {
 
 /// The failures answered with `{"detail": …}`, each with the server's own
 /// answer as its example.
-pub(super) fn common_failures() -> [CommonFailure; 7] {
+pub(super) fn common_failures() -> [CommonFailure; 8] {
     let failure = |name, description, example| CommonFailure {
         name,
         description,
@@ -182,6 +210,15 @@ pub(super) fn common_failures() -> [CommonFailure; 7] {
                 "Throttled",
                 "Too many requests from this address or for this account.",
                 error_json(&ApiError::Throttled(42)),
+            )
+        },
+        CommonFailure {
+            header: Some(("Retry-After", retry_after())),
+            ..failure(
+                "Unavailable",
+                "The database is out of reach for now, or too many password hashes are \
+                 waiting: try again after `Retry-After` seconds.",
+                error_json(&ApiError::Unavailable),
             )
         },
         // The body of `ApiError::Internal`, which logs its cause when rendered.

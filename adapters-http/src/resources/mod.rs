@@ -8,6 +8,7 @@ pub mod auth;
 pub mod devices;
 pub mod docs;
 pub mod enrolment;
+pub mod health;
 pub mod password_reset;
 pub mod profile;
 pub mod verification;
@@ -25,6 +26,8 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &devices::DEVICE_SCHEMA,
     &enrolment::ENROLMENT_SCHEMA,
     &agent::HEARTBEAT_REPLY_SCHEMA,
+    &health::LIVENESS_SCHEMA,
     &devices::PORT_SCHEMA,
     &profile::PROFILE_SCHEMA,
+    &health::READINESS_SCHEMA,
 ];

@@ -6,6 +6,7 @@ mod console;
 mod console_support;
 mod conventions;
 mod imports;
+mod observability;
 mod standalone;
 
 use crate::resources::docs::ApiDocument;

@@ -8,6 +8,7 @@ mod clock;
 mod console;
 mod devices;
 mod mail;
+mod probe;
 mod security;
 mod store;
 
@@ -16,6 +17,7 @@ pub use clock::*;
 pub use console::*;
 pub use devices::*;
 pub use mail::*;
+pub use probe::*;
 pub use security::*;
 pub use store::*;
 
@@ -23,14 +25,26 @@ use std::sync::Arc;
 use thiserror::Error;
 
 /// An infrastructure failure (database, disk, network). Clients see a generic
-/// 500; the cause chain goes to the log.
+/// 500, a 503 when the resource is only busy or out of reach for now; the
+/// cause chain goes to the log.
 #[derive(Debug, Error)]
 #[error("{context}")]
 pub struct StoreError {
     context: String,
     #[source]
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
-    busy: bool,
+    kind: FailureKind,
+}
+
+/// Whether a failure is worth a retry by the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailureKind {
+    /// Something broke.
+    Failed,
+    /// Too much work is waiting.
+    Busy,
+    /// The database cannot be reached (down, restarting, cut off).
+    Unavailable,
 }
 
 impl StoreError {
@@ -42,7 +56,7 @@ impl StoreError {
         Self {
             context: context.into(),
             source: Some(source.into()),
-            busy: false,
+            kind: FailureKind::Failed,
         }
     }
 
@@ -51,7 +65,7 @@ impl StoreError {
         Self {
             context: context.into(),
             source: None,
-            busy: false,
+            kind: FailureKind::Failed,
         }
     }
 
@@ -61,13 +75,42 @@ impl StoreError {
         Self {
             context: context.into(),
             source: None,
-            busy: true,
+            kind: FailureKind::Busy,
+        }
+    }
+
+    /// The database could not be reached, or the connection to it was lost
+    /// (it is down, restarting, or cut off): the same request may succeed
+    /// once it is back. Clients see 503.
+    pub fn unavailable(context: impl Into<String>) -> Self {
+        Self {
+            context: context.into(),
+            source: None,
+            kind: FailureKind::Unavailable,
+        }
+    }
+
+    /// Like [`new`](Self::new), for a cause that means the database is out
+    /// of reach (see [`unavailable`](Self::unavailable)).
+    pub fn unreachable(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            kind: FailureKind::Unavailable,
+            ..Self::new(context, source)
         }
     }
 
     /// Whether this is [`busy`](Self::busy).
     pub fn is_busy(&self) -> bool {
-        self.busy
+        self.kind == FailureKind::Busy
+    }
+
+    /// Whether this is [`unavailable`](Self::unavailable) or
+    /// [`unreachable`](Self::unreachable).
+    pub fn is_unavailable(&self) -> bool {
+        self.kind == FailureKind::Unavailable
     }
 }
 
@@ -93,6 +136,8 @@ pub struct Ports {
     pub console_sessions: Arc<dyn ConsoleSessionRepository>,
     /// Changes of a fleet, for open consoles.
     pub fleet_signals: Arc<dyn FleetSignals>,
+    /// The store's health and counts.
+    pub probe: Arc<dyn StoreProbe>,
     /// Mail delivery.
     pub mailer: Arc<dyn Mailer>,
     /// The links in mail.

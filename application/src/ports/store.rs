@@ -3,7 +3,7 @@
 use super::{
     AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
     EmailKeyRepository, FleetSignals, LoginAttemptRepository, MailLinks, Mailer, Outbox,
-    PasswordHasher, Ports, RandomSource, TokenRepository,
+    PasswordHasher, Ports, RandomSource, StoreProbe, TokenRepository,
 };
 use std::sync::Arc;
 
@@ -26,6 +26,7 @@ pub trait Store:
     + LoginAttemptRepository
     + ConsoleSessionRepository
     + FleetSignals
+    + StoreProbe
     + Send
     + Sync
     + 'static
@@ -42,6 +43,7 @@ impl<T> Store for T where
         + LoginAttemptRepository
         + ConsoleSessionRepository
         + FleetSignals
+        + StoreProbe
         + Send
         + Sync
         + 'static
@@ -68,7 +70,8 @@ impl Ports {
             outbox: store.clone(),
             login_attempts: store.clone(),
             console_sessions: store.clone(),
-            fleet_signals: store,
+            fleet_signals: store.clone(),
+            probe: store,
             mailer,
             links,
             hasher,

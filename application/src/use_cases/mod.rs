@@ -8,6 +8,7 @@ mod housekeeping;
 mod lockout;
 mod mail_delivery;
 mod password_reset;
+mod probes;
 mod secrets;
 mod sessions;
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use housekeeping::Housekeeping;
 pub use mail_delivery::{Delivery, MailDelivery};
 pub use password_reset::{ConfirmResetError, PasswordReset};
+pub use probes::Probes;
 pub use sessions::{LoginError, Sessions};
 pub use verification::{Verification, VerifyEmailError};
 pub use watching::Watching;
@@ -126,6 +128,8 @@ pub struct Services {
     pub mail: MailDelivery,
     /// Purges of expired keys, old commands and lapsed login failures.
     pub housekeeping: Housekeeping,
+    /// Readiness and counts, for health checks and metrics.
+    pub probes: Probes,
 }
 
 impl Services {
@@ -211,6 +215,12 @@ impl Services {
                 mailer: ports.mailer,
                 clock: ports.clock.clone(),
                 retry: settings.mail,
+            },
+            probes: Probes {
+                probe: ports.probe,
+                clock: ports.clock.clone(),
+                online_window: settings.online_window,
+                command_lifetime: settings.command_lifetime,
             },
             housekeeping: Housekeeping {
                 keys: ports.keys,

@@ -95,6 +95,7 @@ pub(crate) struct Harness {
     pub console_sessions: MockConsoleSessionRepository,
     /// Accepts every announcement unless a test puts its own in.
     pub fleet_signals: MockFleetSignals,
+    pub probe: MockStoreProbe,
     pub mailer: MockMailer,
     pub hasher: MockPasswordHasher,
 }
@@ -111,6 +112,7 @@ impl Harness {
             login_attempts: MockLoginAttemptRepository::new(),
             console_sessions: MockConsoleSessionRepository::new(),
             fleet_signals: announcements_ignored(),
+            probe: MockStoreProbe::new(),
             mailer: MockMailer::new(),
             hasher: MockPasswordHasher::new(),
         }
@@ -151,6 +153,7 @@ impl Harness {
                 login_attempts: Arc::new(self.login_attempts),
                 console_sessions: Arc::new(self.console_sessions),
                 fleet_signals: Arc::new(self.fleet_signals),
+                probe: Arc::new(self.probe),
                 mailer: Arc::new(self.mailer),
                 links: Arc::new(TestLinks),
                 hasher: Arc::new(self.hasher),

@@ -47,15 +47,15 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
 async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     let (database, _) = wiring::open_store(&cli.database_url).await?;
     let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
-    wiring::application(
+    let hasher = wiring::hasher(wiring::HashLimits::default()).await?;
+    Ok(wiring::application(
         database,
         Arc::new(LogMailer),
         Settings::default(),
-        wiring::HashLimits::default(),
+        hasher,
         Arc::new(links),
         Arc::new(SystemClock),
-    )
-    .await
+    ))
 }
 
 /// The base of URLs printed by one-shot commands.

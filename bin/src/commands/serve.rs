@@ -23,8 +23,16 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
     let started = server::start(cli, args, listen, mailer, Arc::new(SystemClock)).await?;
     let address = started.address;
     tracing::info!(%address, schema_version = started.schema_version, throttle = ?args.throttle, "devmgr is listening");
-    print_json(&serde_json::json!({ "listening": format!("http://{address}") }))?;
-    started.server.await.map_err(CommandError::from_display)?;
+    let mut listening = serde_json::json!({ "listening": format!("http://{address}") });
+    if let Some(metrics) = started.metrics_address {
+        listening["metrics"] = format!("http://{metrics}/metrics").into();
+    }
+    print_json(&listening)?;
+    started
+        .server
+        .run()
+        .await
+        .map_err(CommandError::from_display)?;
     tracing::info!("devmgr stopped");
     Ok(())
 }

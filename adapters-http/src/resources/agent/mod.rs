@@ -90,6 +90,7 @@ pub fn routes() -> Vec<Route> {
             "Long poll for the device's pending commands: answers as soon as one is\npending, or with an empty list after `wait` seconds (0-60, default 0).",
         )
         .get("pollCommands", "Wait for the device's commands", commands)
+        .quiet()
         .parameter(WAIT_PARAMETER)
         .fails(&[400]),
         Route::new(
@@ -112,6 +113,7 @@ pub fn routes() -> Vec<Route> {
             "Report the device's facts; the device is online from now. Returns the\npending commands and the interval of the next heartbeat.",
         )
         .post("sendHeartbeat", "Report the device's facts", heartbeat)
+        .quiet()
         .request_example(Heartbeat(example_report())),
     ]
 }

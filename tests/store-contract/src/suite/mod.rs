@@ -144,7 +144,7 @@ macro_rules! suite {
                 a_ping_succeeds,
                 an_empty_store_counts_nothing,
                 the_census_counts_devices_commands_by_state_and_waiting_mail,
-                a_heartbeat_at_online_since_counts_as_online,
+                a_heartbeat_at_online_after_is_offline,
                 a_command_issued_at_lapsed_before_counts_as_lapsed,
             }
         }}

@@ -15,7 +15,7 @@ fn now() -> Timestamp {
 }
 
 /// A device heard from at or after this is online, in these tests.
-fn online_since() -> Timestamp {
+fn online_after() -> Timestamp {
     now() - seconds(90)
 }
 
@@ -69,7 +69,7 @@ pub async fn a_ping_succeeds(store: impl Store) {
 
 /// An empty store counts nothing.
 pub async fn an_empty_store_counts_nothing(store: impl Store) {
-    let census = store.census(online_since(), lapsed_before()).await.unwrap();
+    let census = store.census(online_after(), lapsed_before()).await.unwrap();
     assert_eq!(census, Census::default());
 }
 
@@ -85,11 +85,12 @@ pub async fn the_census_counts_devices_commands_by_state_and_waiting_mail(store:
         .unwrap();
     let carol = account(&store, "carol").await;
 
-    // Online: heard from 10 s ago, exactly at the limit, and just now.
-    // Offline: a second before the limit, and never.
+    // Online: heard from 10 s ago, a second after the limit, and just now.
+    // Offline: exactly at the limit, a second before it, and never.
     let a = device_seen(&store, ann.id, 1, Some(now() - seconds(10))).await;
-    let b = device_seen(&store, ann.id, 2, Some(online_since())).await;
-    let c = device_seen(&store, bob.id, 3, Some(online_since() - seconds(1))).await;
+    let b = device_seen(&store, ann.id, 2, Some(online_after() + seconds(1))).await;
+    let g = device_seen(&store, ann.id, 7, Some(online_after())).await;
+    let c = device_seen(&store, bob.id, 3, Some(online_after() - seconds(1))).await;
     let d = device_seen(&store, bob.id, 4, None).await;
     let e = device_seen(&store, carol.id, 5, Some(now())).await;
     let f = device_seen(&store, carol.id, 6, None).await;
@@ -157,7 +158,7 @@ pub async fn the_census_counts_devices_commands_by_state_and_waiting_mail(store:
         .unwrap();
     assert!(store.claim_due(now(), lease).await.unwrap().is_some());
 
-    let census = store.census(online_since(), lapsed_before()).await.unwrap();
+    let census = store.census(online_after(), lapsed_before()).await.unwrap();
     let expected = CommandCounts {
         pending: 1,
         delivered: 2,
@@ -169,19 +170,22 @@ pub async fn the_census_counts_devices_commands_by_state_and_waiting_mail(store:
     assert_eq!(
         census,
         Census {
-            devices: 6,
+            devices: 7,
             devices_online: 3,
             commands: expected.clone(),
             outbox_backlog: 3,
         }
     );
     // The same counts as the domain's states of the command history.
-    assert_eq!(states_of(&store, &[&a, &b, &c, &d, &e, &f]).await, expected);
+    assert_eq!(
+        states_of(&store, &[&a, &b, &c, &d, &e, &f, &g]).await,
+        expected
+    );
 }
 
-/// A device whose last heartbeat is exactly at `online_since` is online; one
-/// heard from a second earlier is not.
-pub async fn a_heartbeat_at_online_since_counts_as_online(store: impl Store) {
+/// A device whose last heartbeat is exactly at `online_after` is offline, as
+/// the domain has it (`Device::is_online`); one heard a second later is online.
+pub async fn a_heartbeat_at_online_after_is_offline(store: impl Store) {
     let ann = account(&store, "ann").await;
     let pi = device_seen(&store, ann.id, 1, None).await;
     let heard = now() - seconds(30);
@@ -198,9 +202,12 @@ pub async fn a_heartbeat_at_online_since_counts_as_online(store: impl Store) {
         }
     };
     assert_eq!(online(heard - seconds(1)).await, 1);
-    assert_eq!(online(heard).await, 1);
+    assert_eq!(online(heard).await, 0, "a heartbeat at the edge is too old");
     assert_eq!(online(heard + seconds(1)).await, 0);
-    let census = store.census(heard, lapsed_before()).await.unwrap();
+    let census = store
+        .census(heard - seconds(1), lapsed_before())
+        .await
+        .unwrap();
     assert_eq!((census.devices, census.devices_online), (1, 1));
 }
 
@@ -217,7 +224,7 @@ pub async fn a_command_issued_at_lapsed_before_counts_as_lapsed(store: impl Stor
         let store = store.clone();
         async move {
             store
-                .census(online_since(), lapsed_before)
+                .census(online_after(), lapsed_before)
                 .await
                 .unwrap()
                 .commands

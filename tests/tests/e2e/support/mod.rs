@@ -12,6 +12,7 @@ mod db;
 mod html;
 mod http;
 mod mail;
+pub mod metrics;
 mod process;
 mod requests;
 mod server;
