@@ -21,8 +21,27 @@ pub(crate) const MAIL_CHANNEL: &str = "devmgr_mail";
 /// The channel of fleet changes; the payload is [`fleet_payload`].
 pub(crate) const FLEET_CHANNEL: &str = "devmgr_fleet";
 
-/// The longest pause between attempts to listen again after the session was lost.
-const MAX_RECONNECT_PAUSE: Duration = Duration::from_secs(5);
+/// The first pause between attempts to listen again after the session was
+/// lost; it doubles after each failed attempt, up to [`MAX_RECONNECT_PAUSE`].
+const FIRST_RECONNECT_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between attempts to listen again: once the database is
+/// back, this process hears notifications again within about a second.
+const MAX_RECONNECT_PAUSE: Duration = Duration::from_secs(1);
+/// The longest an attempt to listen may take (connecting, starting the
+/// session, `LISTEN`): a database that accepts connections but never answers
+/// (cut off by the network) must not hold up the next attempt.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+/// TCP keepalives of the listening session, which never sends anything by
+/// itself: after this much silence the system probes the server, every
+/// [`KEEPALIVE_INTERVAL`], and gives up after [`KEEPALIVE_RETRIES`]
+/// unanswered probes. So a session that died unseen (the server restarted
+/// while the network was cut) is found out within about half a minute, not
+/// the system's two hours.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(15);
+/// See [`KEEPALIVE_IDLE`].
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+/// See [`KEEPALIVE_IDLE`].
+const KEEPALIVE_RETRIES: u32 = 3;
 
 /// Whom a notification wakes in this process.
 #[derive(Clone)]
@@ -93,12 +112,15 @@ impl Drop for Notifications {
 
 /// Starts listening; returns once the session listens, so that whatever
 /// commits from then on wakes this process.
-pub(crate) async fn listen(
-    config: &Config,
-    waiters: Waiters,
-) -> Result<Notifications, tokio_postgres::Error> {
-    let session = Session::open(config, &waiters).await?;
-    let task = tokio::spawn(keep_listening(config.clone(), session, waiters));
+pub(crate) async fn listen(config: &Config, waiters: Waiters) -> Result<Notifications, OpenFailed> {
+    let mut config = config.clone();
+    config
+        .keepalives(true)
+        .keepalives_idle(KEEPALIVE_IDLE)
+        .keepalives_interval(KEEPALIVE_INTERVAL)
+        .keepalives_retries(KEEPALIVE_RETRIES);
+    let session = Session::open(&config, &waiters).await?;
+    let task = tokio::spawn(keep_listening(config, session, waiters));
     Ok(Notifications { task })
 }
 
@@ -107,7 +129,7 @@ pub(crate) async fn listen(
 async fn keep_listening(config: Config, mut session: Session, waiters: Waiters) {
     loop {
         let _ = (&mut session.driver).await;
-        let mut pause = Duration::from_millis(100);
+        let mut pause = FIRST_RECONNECT_PAUSE;
         session = loop {
             match Session::open(&config, &waiters).await {
                 Ok(session) => break session,
@@ -131,9 +153,23 @@ struct Session {
     driver: JoinHandle<()>,
 }
 
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OpenFailed {
+    /// PostgreSQL refused, or the connection failed.
+    #[error(transparent)]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No answer within [`OPEN_TIMEOUT`].
+    #[error("no answer from PostgreSQL within {} s", OPEN_TIMEOUT.as_secs())]
+    TimedOut,
+}
+
 impl Session {
-    async fn open(config: &Config, waiters: &Waiters) -> Result<Self, tokio_postgres::Error> {
-        let (client, mut connection) = config.connect(NoTls).await?;
+    /// Connects and listens, within [`OPEN_TIMEOUT`].
+    async fn open(config: &Config, waiters: &Waiters) -> Result<Self, OpenFailed> {
+        let deadline = tokio::time::Instant::now() + OPEN_TIMEOUT;
+        let connecting = tokio::time::timeout_at(deadline, config.connect(NoTls)).await;
+        let (client, mut connection) = connecting.map_err(|_| OpenFailed::TimedOut)??;
         let waiters = waiters.clone();
         let driver = tokio::spawn(async move {
             let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
@@ -148,14 +184,23 @@ impl Session {
                 }
             }
         });
-        let listening = client
-            .batch_execute(&format!(
+        let listening = tokio::time::timeout_at(
+            deadline,
+            client.batch_execute(&format!(
                 "LISTEN {COMMANDS_CHANNEL}; LISTEN {MAIL_CHANNEL}; LISTEN {FLEET_CHANNEL}"
-            ))
-            .await;
-        if let Err(error) = listening {
-            driver.abort();
-            return Err(error);
+            )),
+        )
+        .await;
+        match listening {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                driver.abort();
+                return Err(error.into());
+            }
+            Err(_) => {
+                driver.abort();
+                return Err(OpenFailed::TimedOut);
+            }
         }
         Ok(Session {
             _client: client,

@@ -1,14 +1,10 @@
-//! The connection pool, units of work retried when PostgreSQL asks for it,
-//! and migrations.
+//! The connection pool, units of work retried when PostgreSQL asks for it
+//! and bounded in time ([`work`]), and migrations.
 
 use crate::notifications::{self, Notifications, Waiters};
 use adapters_wakeups::Wakeups;
-use application::StoreError;
-use deadpool_postgres::{
-    Client, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Transaction,
-};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use domain::{AccountId, Serial};
-use futures_util::future::BoxFuture;
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +12,12 @@ use thiserror::Error;
 use tokio::sync::Notify;
 use tokio_postgres::NoTls;
 use tokio_postgres::config::SslMode;
-use tokio_postgres::error::SqlState;
+use work::{CONNECT_TIMEOUT, CREATE_TIMEOUT, POOL_WAIT, RECYCLE_TIMEOUT};
+
+pub(crate) use work::{Failure, violates};
+
+mod outage;
+mod work;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -24,11 +25,9 @@ mod embedded {
 
 /// Connections in the pool of one process.
 const POOL_SIZE: usize = 16;
-/// How long a request waits for a pooled connection, or for a new one.
-const POOL_TIMEOUT: Duration = Duration::from_secs(30);
-/// Tries of a unit of work that PostgreSQL aborted as a deadlock or a
-/// serialization failure, before the error is reported.
-const ATTEMPTS: u32 = 8;
+/// How long the first connection, at start-up, may take: a server starting
+/// up beside devmgr gets time to accept.
+const STARTUP_WAIT: Duration = Duration::from_secs(10);
 /// The advisory lock that lets one process at a time migrate ("devmgr").
 const MIGRATION_LOCK: i64 = 0x0000_6465_766d_6772;
 
@@ -65,6 +64,7 @@ pub struct PgStore {
     /// Marks this process's fleet notifications (see [`Waiters::origin`]).
     pub(crate) origin: u64,
     mail_queued: Arc<Notify>,
+    reach: Arc<outage::Reach>,
     _notifications: Arc<Notifications>,
 }
 
@@ -84,11 +84,14 @@ impl PgStore {
         if url.to_ascii_lowercase().contains("sslmode=verify-") {
             return Err(OpenError::Tls);
         }
-        let config: tokio_postgres::Config = url
+        let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e: tokio_postgres::Error| OpenError::Url(e.to_string()))?;
         if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
             return Err(OpenError::Tls);
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
         }
         let manager = Manager::from_config(
             config.clone(),
@@ -100,13 +103,19 @@ impl PgStore {
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(POOL_TIMEOUT))
-            .create_timeout(Some(POOL_TIMEOUT))
+            .wait_timeout(Some(POOL_WAIT))
+            .create_timeout(Some(CREATE_TIMEOUT))
+            .recycle_timeout(Some(RECYCLE_TIMEOUT))
             .build()
             .map_err(|e| OpenError::Connect(e.to_string()))?;
         // Fail now, with the cause, when the server cannot be used.
+        let startup = Timeouts {
+            wait: Some(STARTUP_WAIT),
+            create: Some(STARTUP_WAIT),
+            recycle: Some(STARTUP_WAIT),
+        };
         drop(
-            pool.get()
+            pool.timeout_get(&startup)
                 .await
                 .map_err(|e| OpenError::Connect(e.to_string()))?,
         );
@@ -126,6 +135,7 @@ impl PgStore {
             fleets: waiters.fleets,
             origin: waiters.origin,
             mail_queued: waiters.mail,
+            reach: Arc::default(),
             _notifications: Arc::new(notifications),
         })
     }
@@ -173,122 +183,12 @@ impl PgStore {
     pub(crate) async fn mail_queued(&self) {
         self.mail_queued.notified().await;
     }
-
-    async fn client(&self, what: &'static str) -> Result<Client, StoreError> {
-        self.pool.get().await.map_err(|e| StoreError::new(what, e))
-    }
-
-    /// Runs `work` on a pooled connection, outside a transaction: for a
-    /// single statement, which PostgreSQL makes atomic by itself.
-    pub(crate) async fn run<T, F>(&self, what: &'static str, mut work: F) -> Result<T, StoreError>
-    where
-        T: Send,
-        F: for<'c> FnMut(&'c Client) -> BoxFuture<'c, Result<T, Failure<StoreError>>> + Send,
-    {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let client = self.client(what).await?;
-            match work(&client).await {
-                Ok(value) => return Ok(value),
-                Err(failure) => retry_or_fail(what, failure, attempt).await?,
-            }
-        }
-    }
-
-    /// Runs `work` in a transaction and commits it. When PostgreSQL aborts
-    /// it (a deadlock, a serialization failure), runs it again from the
-    /// start, a few times, so no client sees such an error.
-    pub(crate) async fn transaction<T, E, F>(&self, what: &'static str, mut work: F) -> Result<T, E>
-    where
-        T: Send,
-        E: From<StoreError> + Send,
-        F: for<'t> FnMut(&'t Transaction<'t>) -> BoxFuture<'t, Result<T, Failure<E>>> + Send,
-    {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let mut client = self.client(what).await?;
-            let outcome = async {
-                let tx = client.transaction().await?;
-                let value = work(&tx).await?;
-                tx.commit().await?;
-                Ok(value)
-            }
-            .await;
-            match outcome {
-                Ok(value) => return Ok(value),
-                Err(failure) => retry_or_fail(what, failure, attempt).await?,
-            }
-        }
-    }
-}
-
-/// Returns (after a short pause) when the failure is worth another attempt;
-/// otherwise the error to report.
-async fn retry_or_fail<E: From<StoreError>>(
-    what: &'static str,
-    failure: Failure<E>,
-    attempt: u32,
-) -> Result<(), E> {
-    match failure {
-        Failure::Sql(e) if is_transient(&e) && attempt < ATTEMPTS => {
-            tracing::debug!(operation = what, attempt, error = %e, "retrying");
-            // Spread the retries of the colliding transactions apart.
-            let jitter = RandomState::new().build_hasher().finish() % 7;
-            tokio::time::sleep(Duration::from_millis(u64::from(attempt) * 5 + jitter)).await;
-            Ok(())
-        }
-        Failure::Sql(e) => Err(StoreError::new(what, e).into()),
-        Failure::Store(e) => Err(e.into()),
-        Failure::Outcome(e) => Err(e),
-    }
-}
-
-/// Whether PostgreSQL aborted the work only because of concurrent work, so
-/// running it again can succeed.
-fn is_transient(error: &tokio_postgres::Error) -> bool {
-    matches!(
-        error.code(),
-        Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE
-            || *code == SqlState::T_R_DEADLOCK_DETECTED
-    )
-}
-
-/// What a unit of work can fail with.
-pub(crate) enum Failure<E> {
-    /// A domain outcome to hand back as it is.
-    Outcome(E),
-    /// A PostgreSQL error.
-    Sql(tokio_postgres::Error),
-    /// Any other infrastructure failure.
-    Store(StoreError),
-}
-
-impl<E> From<tokio_postgres::Error> for Failure<E> {
-    fn from(e: tokio_postgres::Error) -> Self {
-        Failure::Sql(e)
-    }
-}
-
-impl<E> From<StoreError> for Failure<E> {
-    fn from(e: StoreError) -> Self {
-        Failure::Store(e)
-    }
-}
-
-/// Whether an error is a violation of the named UNIQUE constraint.
-pub(crate) fn violates(error: &tokio_postgres::Error, constraint: &str) -> bool {
-    error.code() == Some(&SqlState::UNIQUE_VIOLATION)
-        && error
-            .as_db_error()
-            .and_then(|e| e.constraint())
-            .is_some_and(|name| name == constraint)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use application::StoreError;
     use std::sync::atomic::{AtomicU32, Ordering};
     use tokio::sync::Barrier;
 

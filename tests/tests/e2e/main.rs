@@ -74,6 +74,7 @@ mod console_security;
 mod console_sessions;
 mod conventions;
 mod conventions_requests;
+mod database_outage;
 mod device_edit;
 mod device_edit_validation;
 mod device_routes;
