@@ -82,6 +82,7 @@ mod devices;
 mod input_rules;
 mod instances;
 mod login_storm;
+mod metrics_dashboard;
 mod outbox;
 mod password;
 mod password_reset;
