@@ -73,6 +73,8 @@ impl Metrics {
         let process = metrics_process::Collector::default();
         process.describe();
         gauge!("devmgr_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+        // Shown from the start, not from the first failure.
+        counter!("devmgr_db_unavailable_total").absolute(0);
         Ok(Self {
             handle,
             process: Arc::new(process),

@@ -55,7 +55,7 @@ impl StoreProbe for PgStore {
                         })?),
                     };
                     commands.add(
-                        state(status, group.try_get(1)?, group.try_get(2)?),
+                        CommandState::of(status, group.try_get(1)?, group.try_get(2)?),
                         tally(group.try_get(3)?),
                     );
                 }
@@ -68,20 +68,6 @@ impl StoreProbe for PgStore {
             })
         })
         .await
-    }
-}
-
-/// The state of a command, as [`domain::CommandRecord::state`] derives it:
-/// its acknowledgement first, then whether it lapsed, then whether it was
-/// handed out.
-fn state(status: Option<CommandStatus>, lapsed: bool, delivered: bool) -> CommandState {
-    match status {
-        Some(CommandStatus::Received) => CommandState::Received,
-        Some(CommandStatus::Done) => CommandState::Done,
-        Some(CommandStatus::Failed) => CommandState::Failed,
-        None if lapsed => CommandState::Lapsed,
-        None if delivered => CommandState::Delivered,
-        None => CommandState::Pending,
     }
 }
 

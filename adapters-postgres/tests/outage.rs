@@ -12,7 +12,6 @@ use application::StoreError;
 use application::ports::{DeviceRepository, EmailKeyRepository, FleetSignals};
 use domain::AccountId;
 use domain::secret::SecretHash;
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 use tcp_proxy::TcpProxy;
 use tokio::time::{Instant, timeout};
@@ -39,9 +38,8 @@ async fn setup() -> Setup {
         .expect("creating a PostgreSQL database panicked");
     let direct = PgStore::connect(database.url()).await.unwrap();
     direct.migrate().await.unwrap();
-    let (server, proxied_url) = behind_a_proxy(database.url());
-    let proxy = TcpProxy::start(server).await.unwrap();
-    let through = PgStore::connect(&proxied_url(proxy.address()))
+    let proxy = TcpProxy::start(database.server_address()).await.unwrap();
+    let through = PgStore::connect(&database.url_via(proxy.address()))
         .await
         .unwrap();
     Setup {
@@ -50,30 +48,6 @@ async fn setup() -> Setup {
         proxy,
         _database: database,
     }
-}
-
-/// The server's address in a `postgres://user@host:port/db` URL, and the
-/// same URL for another address.
-fn behind_a_proxy(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String + use<>) {
-    let (scheme, rest) = url.split_once("://").expect("a postgres:// URL");
-    let (user, rest) = rest.split_once('@').unwrap_or(("", rest));
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (host, tail) = rest.split_at(end);
-    let host = if host.contains(':') {
-        host.to_owned()
-    } else {
-        format!("{host}:5432")
-    };
-    let server = host
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut addresses| addresses.next())
-        .unwrap_or_else(|| panic!("{host} is not a TCP address: the proxy needs one"));
-    let (scheme, user, tail) = (scheme.to_owned(), user.to_owned(), tail.to_owned());
-    let at = if user.is_empty() { "" } else { "@" };
-    (server, move |proxy| {
-        format!("{scheme}://{user}{at}{proxy}{tail}")
-    })
 }
 
 /// A read (one statement) and a write (a transaction), each timed; both

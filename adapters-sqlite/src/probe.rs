@@ -72,7 +72,10 @@ fn count(conn: &Connection, online_after: i64, lapsed_before: i64) -> rusqlite::
                 )
             })?),
         };
-        commands.add(state(status, row.get(1)?, row.get(2)?), tally(row.get(3)?));
+        commands.add(
+            CommandState::of(status, row.get(1)?, row.get(2)?),
+            tally(row.get(3)?),
+        );
     }
     Ok(Census {
         devices,
@@ -80,20 +83,6 @@ fn count(conn: &Connection, online_after: i64, lapsed_before: i64) -> rusqlite::
         commands,
         outbox_backlog,
     })
-}
-
-/// The state of a command, as [`domain::CommandRecord::state`] derives it:
-/// its acknowledgement first, then whether it lapsed, then whether it was
-/// handed out.
-fn state(status: Option<CommandStatus>, lapsed: bool, delivered: bool) -> CommandState {
-    match status {
-        Some(CommandStatus::Received) => CommandState::Received,
-        Some(CommandStatus::Done) => CommandState::Done,
-        Some(CommandStatus::Failed) => CommandState::Failed,
-        None if lapsed => CommandState::Lapsed,
-        None if delivered => CommandState::Delivered,
-        None => CommandState::Pending,
-    }
 }
 
 /// A count as SQLite gives it (never negative).

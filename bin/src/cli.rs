@@ -35,8 +35,9 @@ pub struct Cli {
     pub log_format: LogFormat,
 
     /// What is logged, in tracing's filter syntax (`warn`, `debug`,
-    /// `info,devmgr_adapters_http=debug`). Also read from RUST_LOG. Default:
-    /// `info` for `serve`, `warn` for other commands.
+    /// `info,adapters_http::observe=debug`). Also read from DEVMGR_LOG (its
+    /// older name), then RUST_LOG. Default: `info` for `serve`, `warn` for
+    /// other commands.
     #[arg(long, global = true, env = "DEVMGR_LOG_LEVEL")]
     pub log_level: Option<String>,
 

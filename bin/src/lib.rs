@@ -73,11 +73,7 @@ fn init_logging(cli: &cli::Cli) {
     } else {
         "warn"
     };
-    let directives = cli
-        .log_level
-        .clone()
-        .or_else(|| std::env::var("DEVMGR_LOG").ok())
-        .or_else(|| std::env::var("RUST_LOG").ok())
+    let directives = log_directives(cli.log_level.clone(), |name| std::env::var(name).ok())
         .unwrap_or_else(|| default.to_owned());
     let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|error| {
         let _ = writeln!(
@@ -97,5 +93,40 @@ fn init_logging(cli: &cli::Cli) {
             .with_current_span(true)
             .with_span_list(false)
             .init(),
+    }
+}
+
+/// The log filter asked for: `--log-level` (or `DEVMGR_LOG_LEVEL`, which clap
+/// reads for it), else `DEVMGR_LOG` (its older name), else `RUST_LOG`.
+fn log_directives(
+    flag: Option<String>,
+    environment: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    flag.or_else(|| environment("DEVMGR_LOG"))
+        .or_else(|| environment("RUST_LOG"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_directives;
+
+    #[test]
+    fn the_log_level_comes_from_the_flag_then_the_older_name_then_rust_log() {
+        let both = |name: &str| match name {
+            "DEVMGR_LOG" => Some("warn".to_owned()),
+            "RUST_LOG" => Some("trace".to_owned()),
+            _ => None,
+        };
+        let rust_log_only = |name: &str| (name == "RUST_LOG").then(|| "trace".to_owned());
+        assert_eq!(
+            log_directives(Some("debug".into()), both).as_deref(),
+            Some("debug")
+        );
+        assert_eq!(log_directives(None, both).as_deref(), Some("warn"));
+        assert_eq!(
+            log_directives(None, rust_log_only).as_deref(),
+            Some("trace")
+        );
+        assert_eq!(log_directives(None, |_| None), None);
     }
 }

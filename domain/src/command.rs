@@ -168,6 +168,20 @@ pub enum CommandState {
 }
 
 impl CommandState {
+    /// The state of a command with this acknowledgement, old enough to have
+    /// lapsed or not, handed out or not: the acknowledgement first, then
+    /// whether it lapsed, then whether it was handed out.
+    pub const fn of(status: Option<CommandStatus>, lapsed: bool, delivered: bool) -> Self {
+        match status {
+            Some(CommandStatus::Received) => Self::Received,
+            Some(CommandStatus::Done) => Self::Done,
+            Some(CommandStatus::Failed) => Self::Failed,
+            None if lapsed => Self::Lapsed,
+            None if delivered => Self::Delivered,
+            None => Self::Pending,
+        }
+    }
+
     /// The word the API shows.
     pub const fn code(self) -> &'static str {
         match self {
@@ -210,14 +224,11 @@ impl CommandRecord {
     /// Where the command stands at `now`: one never acknowledged lapses
     /// `lifetime` after it was requested.
     pub fn state(&self, now: Timestamp, lifetime: Duration) -> CommandState {
-        match self.status {
-            Some(CommandStatus::Received) => CommandState::Received,
-            Some(CommandStatus::Done) => CommandState::Done,
-            Some(CommandStatus::Failed) => CommandState::Failed,
-            None if now - self.command.issued_time >= lifetime => CommandState::Lapsed,
-            None if self.delivered_time.is_some() => CommandState::Delivered,
-            None => CommandState::Pending,
-        }
+        CommandState::of(
+            self.status,
+            now - self.command.issued_time >= lifetime,
+            self.delivered_time.is_some(),
+        )
     }
 }
 

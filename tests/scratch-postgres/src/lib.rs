@@ -56,6 +56,29 @@ impl TestDatabase {
         &self.url
     }
 
+    /// The server's TCP address (port 5432 when the URL names none).
+    /// Panics when the URL names a Unix socket: a proxy needs an address.
+    pub fn server_address(&self) -> std::net::SocketAddr {
+        let url = Url::parse(&self.url).expect("the database URL parses");
+        let host = url.host_str().expect("the database URL names a host");
+        let port = url.port().unwrap_or(5432);
+        std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+            .ok()
+            .and_then(|mut addresses| addresses.next())
+            .unwrap_or_else(|| panic!("{host}:{port} is not a TCP address"))
+    }
+
+    /// The database's URL with `address` in place of the server's: the
+    /// same database reached through a proxy listening there.
+    pub fn url_via(&self, address: std::net::SocketAddr) -> String {
+        let mut url = Url::parse(&self.url).expect("the database URL parses");
+        url.set_ip_host(address.ip())
+            .expect("a postgres:// URL takes an IP address");
+        url.set_port(Some(address.port()))
+            .expect("a postgres:// URL takes a port");
+        url.to_string()
+    }
+
     /// The database's name.
     pub fn name(&self) -> &str {
         &self.name

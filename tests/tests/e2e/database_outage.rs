@@ -27,7 +27,6 @@ use reqwest::blocking::Client;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -64,10 +63,10 @@ const DRAIN_WITHIN: Duration = Duration::from_secs(25);
 e2e!(the_server_rides_out_a_database_outage: postgres);
 fn the_server_rides_out_a_database_outage() {
     let db = Db::new();
-    let (database, proxied_url) = behind_a_proxy(&db.url());
-    let proxy = TcpProxy::start_blocking(database).expect("the proxy starts");
+    let database = db.postgres();
+    let proxy = TcpProxy::start_blocking(database.server_address()).expect("the proxy starts");
     let mailer = Arc::new(GatedMailer::default());
-    let server = start_server(&proxied_url(proxy.address()), mailer.clone());
+    let server = start_server(&database.url_via(proxy.address()), mailer.clone());
     let shared = Arc::new(Shared::new(format!("http://{}", server.address())));
     let http = Http::new(&shared);
 
@@ -184,30 +183,6 @@ fn the_server_rides_out_a_database_outage() {
         problems.join("\n")
     );
     drop(server);
-}
-
-/// The server's address in a `postgres://user@host:port/db` URL, and the
-/// same URL for another address.
-fn behind_a_proxy(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String + use<>) {
-    let (scheme, rest) = url.split_once("://").expect("a postgres:// URL");
-    let (user, rest) = rest.split_once('@').unwrap_or(("", rest));
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (host, tail) = rest.split_at(end);
-    let host = if host.contains(':') {
-        host.to_owned()
-    } else {
-        format!("{host}:5432")
-    };
-    let server = host
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut addresses| addresses.next())
-        .unwrap_or_else(|| panic!("{host} is not a TCP address: the proxy needs one"));
-    let (scheme, user, tail) = (scheme.to_owned(), user.to_owned(), tail.to_owned());
-    let at = if user.is_empty() { "" } else { "@" };
-    (server, move |proxy| {
-        format!("{scheme}://{user}{at}{proxy}{tail}")
-    })
 }
 
 /// `devmgr --database-url <url> serve --throttle off` in this process, on

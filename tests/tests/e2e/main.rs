@@ -83,6 +83,7 @@ mod input_rules;
 mod instances;
 mod login_storm;
 mod metrics_dashboard;
+mod observability;
 mod outbox;
 mod password;
 mod password_reset;

@@ -6,8 +6,8 @@
 //! (docs/operations.md, Health, metrics and logs).
 
 use crate::device_support::*;
+use crate::support::metrics::{Scrape, scrape};
 use crate::support::*;
-use prometheus_parse::{Scrape, Value as Sampled};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::thread;
@@ -273,66 +273,47 @@ fn metrics_url(server: &Server) -> String {
     url
 }
 
-/// One scrape: its text and what `prometheus-parse` makes of it.
-fn scrape(url: &str) -> (String, Scrape) {
-    let response = reqwest::blocking::get(url).unwrap_or_else(|error| panic!("GET {url}: {error}"));
-    assert_eq!(response.status().as_u16(), 200, "GET {url}");
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    assert!(
-        content_type.starts_with("text/plain"),
-        "GET {url}: Content-Type {content_type:?}"
-    );
-    let text = response
-        .text()
-        .unwrap_or_else(|error| panic!("GET {url}: {error}"));
-    let parsed = Scrape::parse(text.lines().map(|line| Ok(line.to_owned())))
-        .unwrap_or_else(|error| panic!("GET {url}: not Prometheus text: {error}"));
-    (text, parsed)
+/// Each metric family of a scrape by its name, with its kind, and each of
+/// its samples' names (a histogram's `_bucket`, `_sum` and `_count`, a
+/// counter's `_total`) with the family's kind.
+fn exported(scrape: &Scrape) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for family in &scrape.families {
+        names.insert(family.name.clone(), family.kind.clone());
+        for sample in &family.samples {
+            names.insert(sample.name.clone(), family.kind.clone());
+        }
+    }
+    names
 }
 
-/// Each metric name of a scrape and its kind (`prometheus-parse` names a
-/// histogram without its suffixes; its `_sum` and `_count` come untyped).
-/// Samples whose label values hold `}` (route patterns such as
-/// `/devices/{serial}/`) are skipped by that parser; the routes without one
-/// keep every name present.
-fn exported(scrape: &Scrape) -> BTreeMap<String, &'static str> {
+/// The routes the scraped requests were counted under.
+fn counted_routes(scrape: &Scrape) -> BTreeSet<String> {
     scrape
-        .samples
+        .families
         .iter()
-        .map(|sample| {
-            let kind = match sample.value {
-                Sampled::Counter(_) => "counter",
-                Sampled::Gauge(_) => "gauge",
-                Sampled::Histogram(_) => "histogram",
-                Sampled::Summary(_) => "summary",
-                Sampled::Untyped(_) => "untyped",
-            };
-            (sample.metric.clone(), kind)
-        })
+        .flat_map(|family| &family.samples)
+        .filter_map(|sample| sample.labels.get("route").cloned())
         .collect()
 }
 
 /// Why the dashboard's `name` is not readable from these metrics, if it is not.
-fn unreadable(name: &str, exported: &BTreeMap<String, &'static str>) -> Option<String> {
+fn unreadable(name: &str, exported: &BTreeMap<String, String>) -> Option<String> {
     let histogram = HISTOGRAM_SUFFIXES
         .iter()
         .find_map(|suffix| name.strip_suffix(suffix));
-    match (histogram, exported.get(name)) {
-        (Some(base), _) if exported.get(base) == Some(&"histogram") => None,
-        (Some(base), None) => Some(format!(
+    let kind = |name: &str| exported.get(name).map(String::as_str);
+    match (histogram, kind(name)) {
+        (Some(base), Some("histogram")) if kind(base) == Some("histogram") => None,
+        (Some(base), _) => Some(format!(
             "{name}: no histogram {base} (it is {:?})",
-            exported.get(base)
+            kind(base)
         )),
-        (_, Some(&"histogram")) => Some(format!(
+        (None, Some("histogram")) => Some(format!(
             "{name} is a histogram: read {name}_bucket, _sum or _count"
         )),
-        (_, Some(_)) => None,
-        (_, None) => Some(format!("{name} is not exported")),
+        (None, Some(_)) => None,
+        (None, None) => Some(format!("{name} is not exported")),
     }
 }
 
@@ -370,8 +351,9 @@ fn every_metric_the_dashboard_reads_is_exported() {
 
     let deadline = Instant::now() + SCRAPE_WITHIN;
     loop {
-        let (text, scrape) = scrape(&url);
+        let scrape = scrape(&url);
         let exported = exported(&scrape);
+        let counted = counted_routes(&scrape);
         let mut missing: Vec<String> = wanted
             .iter()
             .filter_map(|(name, places)| {
@@ -381,7 +363,7 @@ fn every_metric_the_dashboard_reads_is_exported() {
         missing.extend(
             routes
                 .iter()
-                .filter(|route| !text.contains(&format!("route=\"{route}\"")))
+                .filter(|route| !counted.contains(*route))
                 .map(|route| format!("no series with route=\"{route}\"")),
         );
         if missing.is_empty() {
@@ -389,7 +371,7 @@ fn every_metric_the_dashboard_reads_is_exported() {
         }
         assert!(
             Instant::now() < deadline,
-            "the dashboard reads what the server does not export:\n{}\n\nexported: {exported:#?}\n\nscrape:\n{text}\n\nserver log:\n{}",
+            "the dashboard reads what the server does not export:\n{}\n\nexported: {exported:#?}\n\nserver log:\n{}",
             missing.join("\n"),
             server.log()
         );

@@ -12,11 +12,7 @@ use std::time::{Duration, Instant};
 
 e2e!(metrics_count_requests_and_read_the_fleet_on_their_own_listener);
 fn metrics_count_requests_and_read_the_fleet_on_their_own_listener() {
-    let server = Server::builder()
-        .process()
-        .args(&["--metrics-bind", "127.0.0.1:0"])
-        .start();
-    let metrics_url = metrics_url(&server);
+    let (server, metrics_url) = serving_metrics();
     let alice = server.account("alice@example.com");
     let agent = install(&server, &alice, "Kitchen Pi");
     install(&server, &alice, "Garage Pi");
@@ -105,11 +101,7 @@ fn metrics_count_requests_and_read_the_fleet_on_their_own_listener() {
 
 e2e!(an_open_long_poll_is_a_gauge: sqlite);
 fn an_open_long_poll_is_a_gauge() {
-    let server = Server::builder()
-        .process()
-        .args(&["--metrics-bind", "127.0.0.1:0"])
-        .start();
-    let metrics_url = metrics_url(&server);
+    let (server, metrics_url) = serving_metrics();
     let alice = server.account("alice@example.com");
     let agent = install(&server, &alice, "Kitchen Pi");
     assert_eq!(
@@ -267,6 +259,16 @@ fn a_usable_request_id_is_echoed_by_the_process() {
         .send();
     let replaced = reply.header("x-request-id").expect("an id").to_owned();
     assert!(replaced != too_long && !replaced.is_empty() && replaced.len() <= 64);
+}
+
+/// A `devmgr serve` process with metrics on a free port, and their URL.
+fn serving_metrics() -> (Server, String) {
+    let server = Server::builder()
+        .process()
+        .args(&["--metrics-bind", "127.0.0.1:0"])
+        .start();
+    let url = metrics_url(&server);
+    (server, url)
 }
 
 /// The metrics URL `serve` printed on its first line.

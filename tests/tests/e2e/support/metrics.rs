@@ -100,18 +100,6 @@ impl Scrape {
         }
     }
 
-    /// Every sample name (`devmgr_http_requests_total`,
-    /// `devmgr_http_request_duration_seconds_bucket`, …) and family name.
-    pub fn names(&self) -> std::collections::BTreeSet<String> {
-        self.families
-            .iter()
-            .flat_map(|family| {
-                std::iter::once(family.name.clone())
-                    .chain(family.samples.iter().map(|sample| sample.name.clone()))
-            })
-            .collect()
-    }
-
     /// The value of the sample named `name` whose labels include `labels`.
     pub fn value(&self, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
         self.families
