@@ -54,6 +54,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# The fleet benchmark's HTTP client and enrolment (bench/fleet.py).
+from fleet import Http, enrol
+
 ROOT = Path(__file__).resolve().parent.parent
 # Heartbeat cycles in a day at the default heartbeat interval (30 s: the
 # default online window, 90 s, divided by 3).
@@ -64,50 +67,6 @@ LOG_VARIABLES = ("DEVMGR_LOG", "DEVMGR_LOG_LEVEL", "DEVMGR_LOG_FORMAT", "RUST_LO
 
 def default_binary() -> str:
     return os.environ.get("DEVMGR_BINARY", str(ROOT / "target" / "release" / "devmgr"))
-
-
-class Http:
-    """One keep-alive HTTP/1.1 connection."""
-
-    def __init__(self, host: str, port: int):
-        self.host, self.port = host, port
-        self.reader = self.writer = None
-
-    def cut(self):
-        if self.writer:
-            self.writer.transport.abort()
-        self.reader = self.writer = None
-
-    async def request(self, method: str, path: str, auth: str = "", body=None):
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        payload = b"" if body is None else json.dumps(body).encode()
-        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-        if auth:
-            head += f"Authorization: {auth}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        head += f"Content-Length: {len(payload)}\r\n\r\n"
-        self.writer.write(head.encode() + payload)
-        await self.writer.drain()
-        status_line = await self.reader.readline()
-        if not status_line:
-            raise ConnectionError("closed")
-        status = int(status_line.split()[1])
-        length, close = 0, False
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.lower() == "content-length":
-                length = int(value.strip())
-            if name.lower() == "connection" and value.strip().lower() == "close":
-                close = True
-        data = await self.reader.readexactly(length) if length else b""
-        if close:
-            self.cut()
-        return status, (json.loads(data) if data else None)
 
 
 # What a small Linux box reports (the shape of `devmgr-agent facts`).
@@ -164,27 +123,6 @@ async def run_device(token: str, host: str, port: int, counts: Counts, stop: asy
     http.cut()
 
 
-async def enrol(host: str, port: int, install_token: str, count: int):
-    queue = asyncio.Queue()
-    for i in range(count):
-        queue.put_nowait(i)
-    tokens = [None] * count
-
-    async def worker():
-        http = Http(host, port)
-        while not queue.empty():
-            i = queue.get_nowait()
-            status, answer = await http.request(
-                "POST", "/install/", body={"install_token": install_token, "name": f"pi-{i}"})
-            if status != 201:
-                sys.exit(f"POST /install/ answered {status}: {answer}")
-            tokens[i] = answer["device_token"]
-        http.cut()
-
-    await asyncio.gather(*(worker() for _ in range(8)))
-    return tokens
-
-
 def kind_of(line: str) -> str:
     if "/agent/heartbeat/" in line:
         return "heartbeat"
@@ -196,7 +134,7 @@ def kind_of(line: str) -> str:
 async def measure(url: str, install_token: str, args, stderr_path: Path) -> dict:
     host, port = url.removeprefix("http://").split(":")
     port = int(port)
-    tokens = await enrol(host, port, install_token, args.devices)
+    tokens = [token for _, token in await enrol(host, port, install_token, args.devices, 8)]
     interval = max(1, args.online_window // 3)
     counts, stop = Counts(), asyncio.Event()
     random.seed(1)

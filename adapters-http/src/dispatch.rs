@@ -48,7 +48,7 @@ async fn serve(
     let method = req.method().clone();
     let endpoint = route.endpoint(&method);
     req.extensions_mut().insert(ServedBy {
-        route: route.pattern,
+        route: route.pattern.into(),
         quiet: endpoint.is_some_and(|endpoint| endpoint.quiet),
     });
     if let Some(endpoint) = endpoint

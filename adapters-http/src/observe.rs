@@ -23,10 +23,10 @@ const MAX_ID_LENGTH: usize = 64;
 /// Which route served a request, as its logs and metrics name it; the
 /// dispatcher puts it in the request's extensions (actix's own routes are
 /// named by their pattern).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct ServedBy {
     /// The route's pattern, `/devices/{serial}/`.
-    pub(crate) route: &'static str,
+    pub(crate) route: metrics::Label,
     /// Its successes are logged at debug (heartbeats, polls, probes).
     pub(crate) quiet: bool,
 }
@@ -51,7 +51,7 @@ pub(crate) async fn observe(
             Ok(response)
         }
         Err(error) => {
-            let served = Served::named("unmatched");
+            let served = ServedBy::named("unmatched");
             let status = error.as_response_error().status_code();
             record(&id, &method, &served, status, elapsed);
             Err(error)
@@ -59,13 +59,7 @@ pub(crate) async fn observe(
     }
 }
 
-/// The route's name for logs and metrics, and whether it is quiet.
-struct Served {
-    route: metrics::Label,
-    quiet: bool,
-}
-
-impl Served {
+impl ServedBy {
     fn named(route: &'static str) -> Self {
         Self {
             route: route.into(),
@@ -74,19 +68,17 @@ impl Served {
     }
 }
 
-fn served_by(req: &actix_web::HttpRequest) -> Served {
+/// The dispatcher's word, else actix's pattern, else `unmatched`.
+fn served_by(req: &actix_web::HttpRequest) -> ServedBy {
     if let Some(served) = req.extensions().get::<ServedBy>() {
-        return Served {
-            route: served.route.into(),
-            quiet: served.quiet,
-        };
+        return served.clone();
     }
     match req.match_pattern() {
-        Some(pattern) => Served {
+        Some(pattern) => ServedBy {
             route: pattern.into(),
             quiet: false,
         },
-        None => Served::named("unmatched"),
+        None => ServedBy::named("unmatched"),
     }
 }
 
@@ -94,7 +86,7 @@ fn served_by(req: &actix_web::HttpRequest) -> Served {
 fn record(
     id: &HeaderValue,
     method: &Method,
-    served: &Served,
+    served: &ServedBy,
     status: StatusCode,
     elapsed: Duration,
 ) {
