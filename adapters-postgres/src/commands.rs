@@ -3,9 +3,11 @@ use crate::prepared;
 use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS};
 use crate::store::PgStore;
 use application::StoreError;
-use application::ports::{CommandListener, CommandRepository};
+use application::ports::{CommandListener, CommandRepository, QueuedReboot};
 use async_trait::async_trait;
-use domain::{Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
+use domain::{
+    AccountId, Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp,
+};
 
 /// The device `$1`'s commands that are due at `$2`: never acknowledged,
 /// issued after `$3`, and never handed out or last handed out at or before `$4`.
@@ -20,52 +22,81 @@ impl CommandRepository for PgStore {
         command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
-    ) -> Result<bool, StoreError> {
-        let queued = self
+    ) -> Result<QueuedReboot, StoreError> {
+        let reboot = self
             .transaction("queue reboot", |tx| {
                 let (serial, id) = (device.clone(), command_id.as_str().to_owned());
                 Box::pin(async move {
                     // Locking the device makes concurrent requests take turns:
-                    // the second sees the first one's command.
+                    // the second sees (and joins) the first one's command.
                     prepared::execute(
                         tx,
                         "SELECT 1 FROM devices WHERE serial = $1 FOR UPDATE",
                         &[&serial.as_str()],
                     )
                     .await?;
-                    let unfinished: bool = prepared::query_one(
+                    let unfinished = format!(
+                        "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands WHERE serial = $1 \
+                         AND action = 'reboot' AND (status IS NULL OR status = 'received') \
+                         AND issued_time > $2 ORDER BY seq DESC LIMIT 1"
+                    );
+                    let found = prepared::query_opt(
                         tx,
-                        "SELECT EXISTS (SELECT 1 FROM device_commands WHERE serial = $1 \
-                             AND action = 'reboot' AND (status IS NULL OR status = 'received') \
-                             AND issued_time > $2)",
+                        &unfinished,
                         &[&serial.as_str(), &rows::at(lapse_before)],
                     )
-                    .await?
-                    .try_get(0)?;
-                    if unfinished {
-                        return Ok(false);
-                    }
-                    prepared::execute(
-                        tx,
-                        "INSERT INTO device_commands (id, serial, action, issued_time) \
-                         VALUES ($1, $2, 'reboot', $3)",
-                        &[&id, &serial.as_str(), &rows::at(now)],
-                    )
                     .await?;
+                    if let Some(row) = found {
+                        return Ok(QueuedReboot {
+                            command: rows::command_record(&row)?,
+                            queued: false,
+                        });
+                    }
+                    let insert = format!(
+                        "INSERT INTO device_commands (id, serial, action, issued_time) \
+                         VALUES ($1, $2, 'reboot', $3) RETURNING {COMMAND_RECORD_COLUMNS}"
+                    );
+                    let row =
+                        prepared::query_one(tx, &insert, &[&id, &serial.as_str(), &rows::at(now)])
+                            .await?;
                     prepared::execute(
                         tx,
                         "SELECT pg_notify($1, $2)",
                         &[&COMMANDS_CHANNEL, &serial.as_str()],
                     )
                     .await?;
-                    Ok(true)
+                    Ok(QueuedReboot {
+                        command: rows::command_record(&row)?,
+                        queued: true,
+                    })
                 })
             })
             .await?;
-        if queued {
+        if reboot.queued {
             self.wakeups.wake(device);
         }
-        Ok(queued)
+        Ok(reboot)
+    }
+
+    async fn find_command(
+        &self,
+        owner: AccountId,
+        device: &Serial,
+        command_id: &CommandId,
+    ) -> Result<Option<CommandRecord>, StoreError> {
+        self.run("read a command", |c| {
+            let (serial, id) = (device.clone(), command_id.as_str().to_owned());
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands \
+                     WHERE id = $1 AND serial = $2 AND EXISTS \
+                         (SELECT 1 FROM devices WHERE serial = $2 AND account_id = $3)"
+                );
+                let row = prepared::query_opt(c, &sql, &[&id, &serial.as_str(), &owner.0]).await?;
+                Ok(row.as_ref().map(rows::command_record).transpose()?)
+            })
+        })
+        .await
     }
 
     async fn take_due(

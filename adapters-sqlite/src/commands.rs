@@ -1,10 +1,12 @@
 use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS};
 use crate::store::SqliteStore;
 use application::StoreError;
-use application::ports::{CommandListener, CommandRepository};
+use application::ports::{CommandListener, CommandRepository, QueuedReboot};
 use async_trait::async_trait;
-use domain::{Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp};
-use rusqlite::{TransactionBehavior, params};
+use domain::{
+    AccountId, Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp,
+};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 /// The device `?1`'s commands that are due at `?2`: never acknowledged,
 /// issued after `?3`, and never handed out or last handed out at or before `?4`.
@@ -19,35 +21,72 @@ impl CommandRepository for SqliteStore {
         command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<QueuedReboot, StoreError> {
         let (serial, id) = (device.clone(), command_id.as_str().to_owned());
-        let queued = self
+        let reboot = self
             .run("queue reboot", move |conn| {
                 // IMMEDIATE: the check and the insert see no concurrent writer in between.
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let unfinished: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM device_commands WHERE serial = ?1 AND action = 'reboot' \
-                     AND (status IS NULL OR status = 'received') AND issued_time > ?2)",
-                    params![serial.as_str(), rows::to_secs(lapse_before)],
-                    |row| row.get(0),
-                )?;
-                if !unfinished {
-                    tx.execute(
-                        "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
-                         VALUES (?1, ?2, 'reboot', ?3, \
-                                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM device_commands \
-                                  WHERE serial = ?2))",
-                        params![id, serial.as_str(), rows::to_secs(now)],
-                    )?;
-                }
+                let unfinished = tx
+                    .prepare_cached(&format!(
+                        "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands \
+                         WHERE serial = ?1 AND action = 'reboot' \
+                         AND (status IS NULL OR status = 'received') AND issued_time > ?2 \
+                         ORDER BY seq DESC, issued_time DESC, id DESC LIMIT 1"
+                    ))?
+                    .query_row(
+                        params![serial.as_str(), rows::to_secs(lapse_before)],
+                        rows::command_record,
+                    )
+                    .optional()?;
+                let reboot = match unfinished {
+                    Some(command) => QueuedReboot {
+                        command,
+                        queued: false,
+                    },
+                    None => QueuedReboot {
+                        command: tx
+                            .prepare_cached(&format!(
+                                "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
+                                 VALUES (?1, ?2, 'reboot', ?3, \
+                                         (SELECT COALESCE(MAX(seq), 0) + 1 FROM device_commands \
+                                          WHERE serial = ?2)) \
+                                 RETURNING {COMMAND_RECORD_COLUMNS}"
+                            ))?
+                            .query_row(
+                                params![id, serial.as_str(), rows::to_secs(now)],
+                                rows::command_record,
+                            )?,
+                        queued: true,
+                    },
+                };
                 tx.commit()?;
-                Ok(!unfinished)
+                Ok(reboot)
             })
             .await?;
-        if queued {
+        if reboot.queued {
             self.wakeups.wake(device);
         }
-        Ok(queued)
+        Ok(reboot)
+    }
+
+    async fn find_command(
+        &self,
+        owner: AccountId,
+        device: &Serial,
+        command_id: &CommandId,
+    ) -> Result<Option<CommandRecord>, StoreError> {
+        let (serial, id) = (device.clone(), command_id.as_str().to_owned());
+        self.run("read a command", move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands \
+                 WHERE id = ?1 AND serial = ?2 AND EXISTS \
+                     (SELECT 1 FROM devices WHERE serial = ?2 AND account_id = ?3)"
+            ))?
+            .query_row(params![id, serial.as_str(), owner.0], rows::command_record)
+            .optional()
+        })
+        .await
     }
 
     async fn take_due(

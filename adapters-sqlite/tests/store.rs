@@ -101,7 +101,8 @@ async fn devices_with_reboots(store: &SqliteStore, reboots: &[(u8, &str)]) -> Ve
                 t0() - Duration::minutes(10),
             )
             .await
-            .unwrap();
+            .unwrap()
+            .queued;
         assert!(queued, "set-up: the reboot {id} was not queued");
         serials.push(made.serial);
     }

@@ -129,20 +129,40 @@ pub trait CommandListener: Send {
     async fn wait(&mut self, timeout: std::time::Duration);
 }
 
+/// What a reboot request came to: the command that now stands for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedReboot {
+    /// The command queued, or the unfinished reboot the request joined.
+    pub command: CommandRecord,
+    /// Whether the command was queued by this request (`false`: joined).
+    pub queued: bool,
+}
+
 /// Commands waiting for devices.
 #[cfg_attr(any(test, feature = "mocks"), automock)]
 #[async_trait]
 pub trait CommandRepository: Send + Sync {
-    /// Queues a reboot for the device unless one issued after `lapse_before`
-    /// has not ended yet (pending, delivered or received), and wakes its
-    /// listeners. Returns whether a new command was queued.
+    /// Queues a reboot `command_id` for the device, issued at `now`, unless
+    /// one issued after `lapse_before` has not ended yet (pending, delivered
+    /// or received): then that one (the latest, if several) is returned, not
+    /// queued. Wakes the device's listeners when a command is queued. The
+    /// check and the queuing are atomic: of racing requests, one queues and
+    /// the others join its command.
     async fn queue_reboot(
         &self,
         device: &Serial,
         command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<QueuedReboot, StoreError>;
+    /// One command of a device of `owner`, by id, in one query; `None` when
+    /// `owner` has no such device or the device has no command with this id.
+    async fn find_command(
+        &self,
+        owner: AccountId,
+        device: &Serial,
+        command_id: &CommandId,
+    ) -> Result<Option<CommandRecord>, StoreError>;
     /// Hands out the device's commands that are due, oldest first: never
     /// acknowledged, issued after `lapse_before`, and either never handed out
     /// or last handed out at or before `redeliver_before`. Each is marked

@@ -189,37 +189,59 @@ impl Devices {
         self.history(&device.device.serial).await
     }
 
+    /// One command of one of the account's devices, with where it stands
+    /// now; `None` for a missing or foreign device, and for an id that is
+    /// not one of the device's commands.
+    pub async fn command(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+        id: &CommandId,
+    ) -> Result<Option<CommandView>, StoreError> {
+        let record = self.commands.find_command(owner.id, serial, id).await?;
+        let now = self.clock.now();
+        Ok(record.map(|record| self.command_view(record, now)))
+    }
+
     async fn history(&self, serial: &Serial) -> Result<Vec<CommandView>, StoreError> {
         let records = self.commands.history(serial, COMMAND_HISTORY).await?;
         let now = self.clock.now();
-        let lifetime = self.command_lifetime;
         Ok(records
             .into_iter()
-            .map(|record| CommandView {
-                state: record.state(now, lifetime),
-                record,
-            })
+            .map(|record| self.command_view(record, now))
             .collect())
+    }
+
+    fn command_view(&self, record: CommandRecord, now: domain::Timestamp) -> CommandView {
+        CommandView {
+            state: record.state(now, self.command_lifetime),
+            record,
+        }
     }
 
     /// Queues a reboot for one of the account's devices. A reboot that has
     /// not ended (pending, delivered or received) is not queued twice; either
-    /// way the signal counts as dispatched.
-    pub async fn reboot(&self, owner: &Account, serial: &Serial) -> Result<(), RebootError> {
+    /// way the signal counts as dispatched. Returns the command that stands
+    /// for the reboot: the new one, or the unfinished one it joined.
+    pub async fn reboot(
+        &self,
+        owner: &Account,
+        serial: &Serial,
+    ) -> Result<CommandView, RebootError> {
         if !self.owns(owner, serial).await? {
             return Err(RebootError::NotFound);
         }
         let now = self.clock.now();
         let command_id = CommandId::from_random_bytes(self.secrets.random_bytes());
         let lapse_before = now - self.command_lifetime;
-        let queued = self
+        let reboot = self
             .commands
             .queue_reboot(serial, &command_id, now, lapse_before)
             .await?;
-        if queued {
+        if reboot.queued {
             self.signals.announce(owner.id).await;
         }
-        Ok(())
+        Ok(self.command_view(reboot.command, now))
     }
 
     /// Adds a device to the account with the owner's address.
@@ -256,5 +278,7 @@ impl Devices {
     }
 }
 
+#[cfg(test)]
+mod reboot_tests;
 #[cfg(test)]
 mod tests;

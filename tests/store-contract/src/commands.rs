@@ -56,6 +56,7 @@ pub async fn queue(store: &impl Store, device: &Serial, id: &str, at: Timestamp)
         .queue_reboot(device, &command_id(id), at, at - lapse())
         .await
         .unwrap()
+        .queued
 }
 
 /// Takes the due commands at `at`, lapsing [`lapse`] before, handed out

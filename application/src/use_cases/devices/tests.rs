@@ -1,5 +1,6 @@
 //! Unit tests of [`super`], over mocked ports.
 
+use super::reboot_tests::reboot_command;
 use super::*;
 use crate::use_cases::test_support::{Harness, account, device, email, now, text};
 use chrono::Duration;
@@ -59,63 +60,6 @@ async fn detail_of_an_own_device_carries_its_online_state() {
 }
 
 #[tokio::test]
-async fn reboot_queues_a_command_that_lapses_after_ten_minutes() {
-    let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
-    h.commands
-        .expect_queue_reboot()
-        .withf(|_, id, at, lapse| {
-            CommandId::parse(id.as_str()).as_ref() == Ok(id)
-                && *at == now()
-                && *lapse == now() - Duration::minutes(10)
-        })
-        .times(1)
-        .returning(|_, _, _, _| Ok(true));
-    let serial = Serial::from_random_bytes([3; 16]);
-    h.app()
-        .devices
-        .reboot(&account(true, None), &serial)
-        .await
-        .unwrap();
-}
-
-#[tokio::test]
-async fn a_pending_reboot_still_counts_as_dispatched() {
-    let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
-    h.commands
-        .expect_queue_reboot()
-        .returning(|_, _, _, _| Ok(false));
-    let serial = Serial::from_random_bytes([3; 16]);
-    assert!(
-        h.app()
-            .devices
-            .reboot(&account(true, None), &serial)
-            .await
-            .is_ok()
-    );
-}
-
-#[tokio::test]
-async fn reboot_of_a_missing_device_is_not_found() {
-    let mut h = Harness::new();
-    h.devices.expect_find_for().returning(|_, _| Ok(None));
-    h.commands.expect_queue_reboot().never();
-    let serial = Serial::from_random_bytes([3; 16]);
-    let err = h
-        .app()
-        .devices
-        .reboot(&account(true, None), &serial)
-        .await
-        .unwrap_err();
-    assert!(matches!(err, RebootError::NotFound));
-}
-
-#[tokio::test]
 async fn the_command_history_is_the_owners_and_says_where_each_stands() {
     use domain::{Action, Command, CommandRecord, CommandState, CommandStatus};
     let record = |id: u8, minutes_ago: i64, status: Option<CommandStatus>| CommandRecord {
@@ -172,22 +116,6 @@ async fn the_command_history_is_the_owners_and_says_where_each_stands() {
             .unwrap()
             .is_none()
     );
-}
-
-#[tokio::test]
-async fn reboot_surfaces_storage_failures() {
-    let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Err(StoreError::message("gone")));
-    let serial = Serial::from_random_bytes([3; 16]);
-    let err = h
-        .app()
-        .devices
-        .reboot(&account(true, None), &serial)
-        .await
-        .unwrap_err();
-    assert!(matches!(err, RebootError::Store(_)));
 }
 
 #[tokio::test]
@@ -288,7 +216,7 @@ async fn edits_deletions_and_queued_reboots_are_announced() {
         .returning(|_, _| Ok(Some(device(None))));
     h.commands
         .expect_queue_reboot()
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, id, at, _| Ok(reboot_command(id.clone(), at, true)));
     h.fleet_signals = announcements(3);
     let app = h.app();
     let owner = account(true, None);
@@ -299,24 +227,6 @@ async fn edits_deletions_and_queued_reboots_are_announced() {
         .unwrap();
     app.devices.reboot(&owner, &serial).await.unwrap();
     assert!(app.devices.delete(&owner, &serial).await.unwrap());
-}
-
-#[tokio::test]
-async fn a_reboot_joining_one_under_way_is_not_announced() {
-    use crate::use_cases::test_support::announcements;
-    let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
-    h.commands
-        .expect_queue_reboot()
-        .returning(|_, _, _, _| Ok(false));
-    h.fleet_signals = announcements(0);
-    let app = h.app();
-    app.devices
-        .reboot(&account(true, None), &device(None).serial)
-        .await
-        .unwrap();
 }
 
 #[tokio::test]

@@ -1,8 +1,8 @@
 //! Commands for devices: queuing reboots and handing commands out, once each even in a race.
 
 use crate::{
-    RACERS, Store, account, account_with_device, ack, command_id, done, enrol, ids, lapse, minutes,
-    one_enrolled_device, queue, received, serial, t0, take,
+    RACERS, Store, account, account_with_device, ack, command_id, done, enrol, ids, label, lapse,
+    minutes, one_enrolled_device, queue, received, serial, t0, take,
 };
 use domain::Command;
 use domain::command::REDELIVERY_AFTER;
@@ -22,6 +22,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
             .queue_reboot(&pi.serial, &command_id("c1"), t0(), t0() - lapse)
             .await
             .unwrap()
+            .queued
     );
     let soon = t0() + minutes(3);
     assert!(
@@ -29,6 +30,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
             .queue_reboot(&pi.serial, &command_id("c2"), soon, soon - lapse)
             .await
             .unwrap()
+            .queued
     );
     let late = t0() + minutes(11);
     assert!(
@@ -36,6 +38,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
             .queue_reboot(&pi.serial, &command_id("c3"), late, late - lapse)
             .await
             .unwrap()
+            .queued
     );
 }
 
@@ -60,10 +63,15 @@ pub async fn concurrent_reboots_queue_one_command(store: impl Store) {
         })
         .collect();
     let mut queued = 0;
+    let mut returned = std::collections::BTreeSet::new();
     for attempt in attempts {
-        queued += usize::from(attempt.await.unwrap().unwrap());
+        let reboot = attempt.await.unwrap().unwrap();
+        queued += usize::from(reboot.queued);
+        returned.insert(label(&reboot.command.command.id));
     }
     assert_eq!(queued, 1);
+    // The others joined the one queued, and were given it.
+    assert_eq!(returned.len(), 1, "{returned:?}");
 }
 
 /// A reboot is queued once until the last one ends or lapses.
@@ -145,6 +153,7 @@ pub async fn redelivered_commands_come_oldest_first(store: impl Store) {
             .queue_reboot(&pi, &command_id("a-new"), t0() + seconds(1), t0())
             .await
             .unwrap()
+            .queued
     );
     let handed = store
         .take_due(
@@ -272,12 +281,19 @@ pub async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
         })
         .collect();
     let mut winners = Vec::new();
+    let mut returned = std::collections::BTreeSet::new();
     for attempt in attempts {
         let (i, queued) = attempt.await.unwrap();
-        if queued.unwrap() {
+        let reboot = queued.unwrap();
+        if reboot.queued {
             winners.push(format!("c{i}"));
         }
+        returned.insert(label(&reboot.command.command.id));
     }
     assert_eq!(winners.len(), 1, "{winners:?}");
+    assert_eq!(
+        returned,
+        std::collections::BTreeSet::from([winners[0].clone()])
+    );
     assert_eq!(ids(&take(&store, &pi, t0()).await), [winners[0].as_str()]);
 }

@@ -15,6 +15,7 @@ pub mod keys;
 pub mod login_attempts;
 pub mod outbox;
 pub mod probe;
+pub mod reboot_commands;
 
 /// Generates, in the crate that invokes it (a storage adapter's test crate),
 /// one `#[tokio::test]` per contract test, in a module per subject (so tests
@@ -146,6 +147,11 @@ macro_rules! suite {
                 the_census_counts_devices_commands_by_state_and_waiting_mail,
                 a_heartbeat_at_online_after_is_offline,
                 a_command_issued_at_lapsed_before_counts_as_lapsed,
+            }
+            reboot_commands {
+                a_queued_reboot_returns_its_new_command,
+                a_reboot_under_way_is_joined_and_returned,
+                a_command_is_found_only_through_its_own_device_and_owner,
             }
         }}
     };

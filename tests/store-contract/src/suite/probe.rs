@@ -46,7 +46,8 @@ async fn issue(store: &impl Store, device: &Serial, id: &str, at: Timestamp) {
     let queued = store
         .queue_reboot(device, &command_id(id), at, at)
         .await
-        .unwrap();
+        .unwrap()
+        .queued;
     assert!(queued, "the reboot {id} was not queued");
 }
 
