@@ -32,6 +32,9 @@ struct RegisterPage {
     chrome: Chrome,
     email: String,
     errors: Shown,
+    /// False on a server whose registration is closed: the page says so
+    /// instead of showing the form.
+    open: bool,
 }
 
 fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> HttpResponse {
@@ -39,13 +42,28 @@ fn page(browser: &Browser, email: String, errors: Shown, status: StatusCode) -> 
         chrome: browser.chrome("Create an account", ""),
         email,
         errors,
+        open: true,
     };
     render(status, &page, browser.cookie())
 }
 
-async fn show(browser: Browser) -> HttpResponse {
+/// The page of a server whose registration is closed (403, as the API).
+fn closed(browser: &Browser) -> HttpResponse {
+    let page = RegisterPage {
+        chrome: browser.chrome("Registration is closed", ""),
+        email: String::new(),
+        errors: Shown::none(),
+        open: false,
+    };
+    render(StatusCode::FORBIDDEN, &page, browser.cookie())
+}
+
+async fn show(state: Data<HttpState>, browser: Browser) -> HttpResponse {
     if browser.account.is_some() {
         return see_other("/console/");
+    }
+    if !state.app.accounts.registration_is_open() {
+        return closed(&browser);
     }
     page(&browser, String::new(), Shown::none(), StatusCode::OK)
 }
@@ -55,12 +73,15 @@ async fn register(
     state: Data<HttpState>,
     posted: Posted,
 ) -> Result<HttpResponse, Failure> {
+    if !state.app.accounts.registration_is_open() {
+        return Ok(closed(&posted.browser));
+    }
     let email = posted.text("email");
     let refused = |error: ApiError| -> Result<HttpResponse, Failure> {
         let (errors, status) = Shown::refusal(error)?;
         Ok(page(&posted.browser, email.clone(), errors, status))
     };
-    if let Err(error) = throttle::check(&req, &state) {
+    if let Err(error) = throttle::check(&req, &state).await {
         return refused(error);
     }
     let body = match posted.read::<EmailBody>() {

@@ -36,9 +36,12 @@ struct LoginPage {
     chrome: Chrome,
     email: String,
     errors: Shown,
+    /// Whether to offer the registration page.
+    registration_open: bool,
 }
 
 fn page(
+    state: &HttpState,
     browser: &Browser,
     email: String,
     errors: Shown,
@@ -49,15 +52,21 @@ fn page(
         chrome: browser.chrome("Log in", "").with_notice(notice),
         email,
         errors,
+        registration_open: state.app.accounts.registration_is_open(),
     };
     render(status, &page, browser.cookie())
 }
 
-async fn show(browser: Browser, NoticeCode(notice): NoticeCode) -> HttpResponse {
+async fn show(
+    state: Data<HttpState>,
+    browser: Browser,
+    NoticeCode(notice): NoticeCode,
+) -> HttpResponse {
     if browser.account.is_some() {
         return see_other("/console/");
     }
     page(
+        &state,
         &browser,
         String::new(),
         Shown::none(),
@@ -72,13 +81,14 @@ async fn sign_in(
     posted: Posted,
 ) -> Result<HttpResponse, Failure> {
     let email = posted.text("email");
-    if let Err(error) = throttle::check(&req, &state) {
-        return refused(&posted.browser, email, error);
+    if let Err(error) = throttle::check(&req, &state).await {
+        return refused(&state, &posted.browser, email, error);
     }
     let credentials = match posted.read::<Credentials>() {
         Ok(credentials) => credentials,
         Err(errors) => {
             return Ok(page(
+                &state,
                 &posted.browser,
                 email,
                 errors,
@@ -100,14 +110,19 @@ async fn sign_in(
                 .map_err(|e| ApiError::Internal(e.to_string()))?;
             Ok(response)
         }
-        Err(error) => refused(&posted.browser, email, error.into()),
+        Err(error) => refused(&state, &posted.browser, email, error.into()),
     }
 }
 
 /// The sign-in page again, with the API's refusal.
-fn refused(browser: &Browser, email: String, error: ApiError) -> Result<HttpResponse, Failure> {
+fn refused(
+    state: &HttpState,
+    browser: &Browser,
+    email: String,
+    error: ApiError,
+) -> Result<HttpResponse, Failure> {
     let (errors, status) = Shown::refusal(error)?;
-    Ok(page(browser, email, errors, status, None))
+    Ok(page(state, browser, email, errors, status, None))
 }
 
 async fn sign_out(state: Data<HttpState>, posted: Posted) -> Result<HttpResponse, Failure> {

@@ -1,5 +1,6 @@
 //! Registering, the display name, the install token, and passwords.
 
+use super::Registration;
 use super::lockout::Lockout;
 use super::secrets::Secrets;
 use super::verification::VerificationMail;
@@ -15,6 +16,9 @@ use thiserror::Error;
 /// Why a registration was refused.
 #[derive(Debug, Error)]
 pub enum RegisterError {
+    /// Registration is closed on this server.
+    #[error("registration is closed")]
+    Closed,
     /// The address (ignoring case) has an account already.
     #[error("an account with this e-mail already exists")]
     DuplicateEmail,
@@ -106,9 +110,15 @@ pub struct Accounts {
     pub(super) secrets: Secrets,
     pub(super) lockout: Lockout,
     pub(super) verification_mail: VerificationMail,
+    pub(super) registration: Registration,
 }
 
 impl Accounts {
+    /// Whether anyone may register.
+    pub fn registration_is_open(&self) -> bool {
+        self.registration == Registration::Open
+    }
+
     /// Registers an account with no usable password and returns its first
     /// API token; a verification link is queued for mailing in the same
     /// transaction.
@@ -132,6 +142,9 @@ impl Accounts {
         email: EmailAddress,
         first_token: Option<SecretHash>,
     ) -> Result<Account, RegisterError> {
+        if !self.registration_is_open() {
+            return Err(RegisterError::Closed);
+        }
         let verification = self.verification_mail.key_for(&email);
         let account = NewAccount {
             email,

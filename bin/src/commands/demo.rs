@@ -8,7 +8,10 @@ use serde_json::json;
 
 const GIB: i64 = 1024 * 1024 * 1024;
 
-/// `devmgr demo`: a fresh verified account with three devices.
+/// `devmgr demo`: a fresh verified account with three devices, none of them
+/// online (no agent runs behind them: a reboot stays pending until it
+/// lapses). Besides the account's credentials it prints how to list them and
+/// how to enrol this machine with a real agent, whose reboots are carried out.
 pub async fn run(app: &Services, base_url: &str) -> Result<serde_json::Value, CommandError> {
     let suffix = random_text(6);
     let email = EmailAddress::parse(&format!("demo-{suffix}@example.com"))
@@ -29,7 +32,12 @@ pub async fn run(app: &Services, base_url: &str) -> Result<serde_json::Value, Co
         "email": user.email,
         "password": password,
         "token": user.token,
+        "install_token": user.install_token.as_str(),
         "curl": format!("curl -H 'Authorization: Token {}' {base_url}/devices/", user.token),
+        "agent": format!(
+            "devmgr-agent install --server {base_url} --token {} --config ./agent.json",
+            user.install_token.as_str()
+        ),
     }))
 }
 
@@ -70,7 +78,7 @@ fn devices() -> Vec<DeviceSpec> {
                 processor_speed: amount(1800),
                 ram_capacity: amount(4096),
             },
-            online: true,
+            online: false,
             serial: None,
         },
         DeviceSpec {
@@ -102,7 +110,7 @@ fn devices() -> Vec<DeviceSpec> {
                 processor_speed: amount(3400),
                 ram_capacity: amount(16384),
             },
-            online: true,
+            online: false,
             serial: None,
         },
     ]

@@ -17,8 +17,8 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> Result<(), CommandError> {
         );
     }
     let listen = || {
-        TcpListener::bind(&args.bind)
-            .map_err(|e| CommandError(format!("cannot listen on {}: {e}", args.bind)))
+        TcpListener::bind(&cli.bind)
+            .map_err(|e| CommandError(format!("cannot listen on {}: {e}", cli.bind)))
     };
     let started = server::start(cli, args, listen, mailer, Arc::new(SystemClock)).await?;
     let address = started.address;

@@ -1,14 +1,19 @@
-//! The README's walk through the API runs as written: its commands, in
-//! order, against a live server, with only what the README says to
-//! substitute (the demo account's token, e-mail and password as `demo`
-//! printed them, the server's address for `BASE`, a serial from the list,
-//! the second token from the log-in answer), each getting the answer the
-//! README describes. `cargo run --release -p devmgr -- demo` is the binary
-//! under test's `demo` on the server's database.
+//! The README's walk through the API runs as written: its blocks, pasted in
+//! order into one shell, against a live server, with only what stands for
+//! the reader's own build replaced (`cargo run --release -p devmgr --` and
+//! `target/release/devmgr-agent` are the binaries under test, and `BASE` is
+//! the server's address). Each curl call is recorded (status, URL, body) by
+//! a wrapper, and must get the answer the README describes.
 
+use crate::agent_process_support::AGENT;
 use crate::support::*;
 use serde_json::Value;
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest the walk-through may take.
+const WALK_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The walk-through's code blocks: the `sh` blocks of its section.
 fn walkthrough_blocks(readme: &str) -> Vec<String> {
@@ -23,146 +28,195 @@ fn walkthrough_blocks(readme: &str) -> Vec<String> {
         .collect()
 }
 
-/// The commands of a block, continuation lines joined, `$ ` prompts
-/// dropped; the output shown after a command (a JSON line) is not one.
-fn commands(block: &str) -> Vec<String> {
-    let mut commands = Vec::new();
-    let mut pending = String::new();
-    for line in block.lines() {
-        let line = line.trim();
-        if pending.is_empty() && (line.is_empty() || line.starts_with('{')) {
-            continue;
-        }
-        let line = line.strip_prefix("$ ").unwrap_or(line);
-        match line.strip_suffix('\\') {
-            Some(head) => pending.push_str(head),
-            None => {
-                pending.push_str(line);
-                commands.push(std::mem::take(&mut pending));
-            }
-        }
+/// Records every curl call as `status<TAB>URL<TAB>file holding the body`
+/// in `$CURL_LOG`; the call's output and exit status are curl's own.
+const CURL_WRAPPER: &str = r#"set -euo pipefail
+curl() {
+    local headers body
+    headers=$(mktemp) body=$(mktemp)
+    command curl -sS -D "$headers" "$@" | tee "$body"
+    local status=${PIPESTATUS[0]}
+    printf '%s\t%s\t%s\n' "$(head -n 1 "$headers" | cut -d ' ' -f 2)" "${@: -1}" "$body" >>"$CURL_LOG"
+    return "$status"
+}
+"#;
+
+/// The blocks as one script, with the reader's build replaced by the
+/// binaries under test; fails if the README no longer says what is replaced.
+fn script(blocks: &[String]) -> String {
+    let walk = blocks.join("\n");
+    for written in [
+        "cargo run --release -p devmgr -- demo",
+        "cargo build --release -p devmgr-agent\n",
+        "target/release/devmgr-agent install",
+        "target/release/devmgr-agent run",
+        "BASE=http://127.0.0.1:8000\n",
+        "kill $AGENT",
+    ] {
+        assert!(
+            walk.contains(written),
+            "the walk-through no longer has {written:?}"
+        );
     }
-    commands
+    let walk = walk
+        .replace(
+            "cargo run --release -p devmgr --",
+            r#""$WALK_DEVMGR" --database-url "$WALK_DATABASE_URL""#,
+        )
+        .replace("cargo build --release -p devmgr-agent\n", ":\n")
+        .replace("target/release/devmgr-agent", r#""$WALK_AGENT""#)
+        .replace("BASE=http://127.0.0.1:8000\n", "BASE=$WALK_BASE\n");
+    format!("{CURL_WRAPPER}{walk}")
 }
 
-/// What the README says each command answers, in order: a piece of the
-/// command that names it, and the status.
-const EXPECTED: &[(&str, u16)] = &[
-    ("-- demo", 0),
-    ("TOKEN=", 0),
-    ("BASE=", 0),
-    ("$BASE/devices/", 200),
-    ("$BASE/devices/<serial>/", 200),
-    (
-        "-X POST -H \"Authorization: Token $TOKEN\" $BASE/devices/<serial>/reboot/",
-        202,
-    ),
-    ("$BASE/auth/", 201),
-    ("SECOND=", 0),
-    (
-        "-X DELETE -H \"Authorization: Token $SECOND\" $BASE/auth/",
-        204,
-    ),
-    ("$BASE/profile/", 200),
-    ("-X PATCH", 200),
-    ("$BASE/change-password/", 204),
-    ("$BASE/profile/install-token/", 200),
-    ("$BASE/auth/logout-all/", 204),
-];
+/// One recorded curl call.
+#[derive(Debug)]
+struct Call {
+    status: u16,
+    url: String,
+    body: Value,
+}
 
-/// Runs one curl command as written (curl wrapped only to report the
-/// status), with the walk-through's variables; returns status and body.
-fn run(command: &str, vars: &[(&str, &str)]) -> (u16, String) {
-    let script = format!("curl() {{ command curl -sS -w '\\n%{{http_code}}' \"$@\"; }}\n{command}");
-    let mut shell = Command::new("bash");
-    shell.args(["-c", &script]);
-    for (name, value) in vars {
-        shell.env(name, value);
+fn calls(log: &Path) -> Vec<Call> {
+    let log = std::fs::read_to_string(log).expect("curl was called");
+    log.lines()
+        .map(|line| {
+            let mut fields = line.split('\t');
+            let status = fields.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let url = fields.next().unwrap_or_default().to_owned();
+            let body = fields
+                .next()
+                .and_then(|file| std::fs::read_to_string(file).ok())
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or(Value::Null);
+            Call { status, url, body }
+        })
+        .collect()
+}
+
+/// Runs `script` in bash, in a process group of its own (the agent it
+/// starts in the background goes with it); returns its status and output.
+fn run_walk(script: &str, dir: &Path, env: &[(&str, &str)]) -> (bool, String) {
+    use std::os::unix::process::CommandExt;
+    let output = dir.join("walk.out");
+    let out = std::fs::File::create(&output).unwrap();
+    let mut bash = Command::new("bash");
+    bash.args(["-c", script])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .process_group(0);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("DEVMGR_") {
+            bash.env_remove(name);
+        }
     }
-    let output = shell.output().expect("bash runs");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "{command}: {stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let (body, status) = stdout.rsplit_once('\n').unwrap_or(("", &stdout));
-    (
-        status.trim().parse().expect("curl wrote the status"),
-        body.to_owned(),
-    )
+    bash.envs(env.iter().copied());
+    let mut child = bash.spawn().expect("bash runs");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > WALK_TIMEOUT {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    (status.is_some_and(|s| s.success()), text)
 }
 
 e2e!(the_readme_walkthrough_runs_as_written: sqlite);
 fn the_readme_walkthrough_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("the README");
-    let commands: Vec<String> = walkthrough_blocks(&readme)
-        .iter()
-        .flat_map(|block| commands(block))
-        .collect();
-    assert_eq!(
-        commands.len(),
-        EXPECTED.len(),
-        "the walk-through's commands changed: {commands:#?}"
+    let blocks = walkthrough_blocks(&readme);
+    assert!(
+        blocks
+            .iter()
+            .all(|block| !block.lines().any(|l| l.starts_with("$ "))),
+        "the walk-through's blocks paste as they stand: no `$ ` prompts"
     );
     let server = Server::start();
-    let mut demo = Value::Null;
-    let mut vars: Vec<(&str, String)> = Vec::new();
-    let mut last = Value::Null;
-    let mut serial = String::new();
-    for (command, (names, status)) in commands.iter().zip(EXPECTED) {
-        assert!(command.contains(names), "{command} is not {names}");
-        if command.ends_with("-- demo") {
-            demo = server.cli(&["demo"]);
-            continue;
-        }
-        if let Some((name, value)) = command.split_once('=').filter(|(n, _)| !n.contains(' ')) {
-            let value = value.split('#').next().unwrap_or_default().trim();
-            let value = match name {
-                // "the token printed above", "the token of that answer"
-                "TOKEN" => string(&demo, "token"),
-                "SECOND" => string(&last, "token"),
-                "BASE" => {
-                    assert_eq!(value, "http://127.0.0.1:8000", "{command}");
-                    server.base().to_owned()
-                }
-                other => panic!("the README sets {other}, which the test does not know"),
-            };
-            vars.push((name, value));
-            continue;
-        }
-        let command = command
-            .replace("<serial>", &serial)
-            .replace("demo-k3x9q2@example.com", &string(&demo, "email"))
-            .replace("\"demo-…\"", &format!("\"{}\"", string(&demo, "password")));
-        assert!(!command.contains('…'), "a placeholder is left in {command}");
-        let env: Vec<(&str, &str)> = vars.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        let (answered, body) = run(&command, &env);
-        assert_eq!(answered, *status, "{command}: {body}");
-        last = serde_json::from_str(&body).unwrap_or(Value::Null);
-        if serial.is_empty() && last.is_array() {
-            // "its `url` is in the list"
-            serial = string(&last[0], "serial");
-        }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("curl.log");
+    let (log_name, url) = (log.display().to_string(), server.db.url());
+    let (ok, output) = run_walk(
+        &script(&blocks),
+        dir.path(),
+        &[
+            ("CURL_LOG", &log_name),
+            ("WALK_DEVMGR", BIN),
+            ("WALK_AGENT", AGENT),
+            ("WALK_DATABASE_URL", &url),
+            ("WALK_BASE", server.base()),
+        ],
+    );
+    assert!(ok, "the walk-through failed:\n{output}");
+    assert!(
+        output.contains("reboot requested"),
+        "the agent carried out the reboot:\n{output}"
+    );
+    let calls = calls(&log);
+    let mut calls = calls.iter().peekable();
+    let mut next = |what: &str, status: u16| -> &Call {
+        let call = calls.next().unwrap_or_else(|| panic!("no call for {what}"));
+        assert!(call.url.ends_with(what), "{call:?} is not {what}");
+        assert_eq!(call.status, status, "{call:?}:\n{output}");
+        call
+    };
+    // "The three demo devices are offline"
+    let listed = next("/devices/", 200).body.as_array().unwrap().clone();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(listed.iter().all(|d| d["online"] == false), "{listed:?}");
+    // "then the device shows "online": true" (after the polls that wait for it)
+    let mut device = next("/", 200);
+    while calls.peek().is_some_and(|call| call.url == device.url) {
+        device = next("/", 200);
     }
+    assert_eq!(device.body["online"], true, "{:?}", device.body);
+    let serial = device.body["serial"].as_str().unwrap().to_owned();
+    let reboot = &next(&format!("/devices/{serial}/reboot/"), 202).body;
+    assert_eq!(reboot["detail"], "Reboot signal dispatched.", "{reboot}");
+    let id = match &reboot["command"]["id"] {
+        Value::String(id) => id.clone(),
+        other => other.to_string(),
+    };
+    let command = format!("/devices/{serial}/commands/{id}/");
+    // "until the command is done"
+    let mut polled = next(&command, 200);
+    while calls
+        .peek()
+        .is_some_and(|call| call.url.ends_with(&command))
+    {
+        polled = next(&command, 200);
+    }
+    assert_eq!(polled.body["status"], "done", "{:?}", polled.body);
+    assert!(next("/auth/", 201).body["token"].is_string());
+    next("/auth/", 204);
+    next("/profile/", 200);
+    assert_eq!(next("/profile/", 200).body["name"], "Ada");
+    next("/change-password/", 204);
+    next("/profile/install-token/", 200);
+    next("/auth/logout-all/", 204);
+    assert!(
+        calls.next().is_none(),
+        "more calls than the README describes"
+    );
     // "every token of the account ends, `$TOKEN` included"
+    let demo: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("demo.json")).unwrap())
+            .unwrap();
     server
         .get("/devices/")
-        .token(&string(&demo, "token"))
+        .token(demo["token"].as_str().unwrap())
         .send()
         .expect_401(INVALID_TOKEN);
-}
-
-#[test]
-fn commands_are_read_like_a_person_reads_the_blocks() {
-    let block = "$ make demo\n{\"token\": \"x\"}\n$ TOKEN=x   # the token\n\ncurl -X POST \\\n     -d '{}' $BASE/a/\n";
-    assert_eq!(
-        commands(block),
-        [
-            "make demo",
-            "TOKEN=x   # the token",
-            "curl -X POST -d '{}' $BASE/a/"
-        ]
-    );
 }

@@ -53,6 +53,22 @@ async fn register_refuses_a_taken_address() {
 }
 
 #[tokio::test]
+async fn closed_registration_creates_nothing() {
+    let mut h = Harness::new();
+    h.accounts.expect_create().never();
+    let app = h.app_with(|settings| settings.registration = Registration::Closed);
+    assert!(!app.accounts.registration_is_open());
+    let api = app.accounts.register(email()).await.unwrap_err();
+    assert!(matches!(api, RegisterError::Closed));
+    let console = app
+        .accounts
+        .register_for_console(email())
+        .await
+        .unwrap_err();
+    assert!(matches!(console, RegisterError::Closed));
+}
+
+#[tokio::test]
 async fn register_surfaces_storage_failures() {
     let mut h = Harness::new();
     h.accounts
