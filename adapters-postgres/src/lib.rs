@@ -25,4 +25,4 @@ mod rows;
 mod store;
 mod tokens;
 
-pub use store::{OpenError, PgStore};
+pub use store::{ExclusiveClaim, MarkError, OpenError, PgStore, ServingMark};

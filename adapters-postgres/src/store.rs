@@ -16,8 +16,12 @@ use work::{CONNECT_TIMEOUT, CREATE_TIMEOUT, POOL_WAIT, RECYCLE_TIMEOUT};
 
 pub(crate) use work::{Failure, violates};
 
+mod marks;
 mod outage;
+mod transfer;
 mod work;
+
+pub use marks::{ExclusiveClaim, MarkError, ServingMark};
 
 mod embedded {
     refinery::embed_migrations!("migrations");

@@ -20,7 +20,9 @@ mod login_attempts;
 mod outbox;
 mod probe;
 mod rows;
+mod serving_lock;
 mod store;
 mod tokens;
 
-pub use store::{OpenError, SqliteStore};
+pub use serving_lock::{LockError, ServingLock, lock_file};
+pub use store::{BackupInfo, FileError, OpenError, SqliteStore, restore};

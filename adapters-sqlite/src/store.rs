@@ -12,6 +12,11 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::{Notify, Semaphore};
 
+mod backup;
+mod transfer;
+
+pub use backup::{BackupInfo, FileError, restore};
+
 mod embedded {
     refinery::embed_migrations!("migrations");
 }

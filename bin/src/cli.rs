@@ -7,6 +7,10 @@ use domain::{
 };
 use std::path::PathBuf;
 
+mod store_args;
+
+pub use store_args::{BackupArgs, CopyStoreArgs, RestoreArgs};
+
 /// The address `serve` binds by default, and the base of printed URLs.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8000";
 
@@ -73,6 +77,12 @@ pub enum Command {
     Device(DeviceCommand),
     /// Create a verified demo account with a few devices, and print how to use it.
     Demo,
+    /// Write a consistent copy of the SQLite database to a new file, even while a server runs.
+    Backup(BackupArgs),
+    /// Replace the SQLite database with a backup (refused while a server uses it).
+    Restore(RestoreArgs),
+    /// Copy every row of one database into an empty other one (SQLite or PostgreSQL).
+    CopyStore(CopyStoreArgs),
 }
 
 /// Options of `serve`.

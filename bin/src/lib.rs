@@ -11,6 +11,7 @@ pub mod database_url;
 mod mailer;
 mod os;
 pub mod server;
+mod store_marks;
 mod wiring;
 
 use clap::Parser;

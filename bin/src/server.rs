@@ -45,7 +45,7 @@ pub async fn start(
     clock: Arc<dyn Clock>,
 ) -> Result<Started, CommandError> {
     let open_files = os::raise_open_file_limit();
-    let (database, schema_version) = wiring::open_store(&cli.database_url).await?;
+    let (database, schema_version) = crate::store_marks::open_served(&cli.database_url).await?;
     let throttled = args.throttle == Throttle::On;
     let settings = Settings {
         online_window: Duration::seconds(i64::from(args.online_window)),

@@ -11,6 +11,7 @@ mod mail;
 mod probe;
 mod security;
 mod store;
+mod transfer;
 
 pub use accounts::*;
 pub use clock::*;
@@ -20,6 +21,7 @@ pub use mail::*;
 pub use probe::*;
 pub use security::*;
 pub use store::*;
+pub use transfer::*;
 
 use std::sync::Arc;
 use thiserror::Error;

@@ -11,6 +11,7 @@ mod password_reset;
 mod probes;
 mod secrets;
 mod sessions;
+mod store_copy;
 #[cfg(test)]
 mod test_support;
 mod verification;
@@ -29,6 +30,7 @@ pub use mail_delivery::{Delivery, MailDelivery};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use probes::Probes;
 pub use sessions::{LoginError, Sessions};
+pub use store_copy::copy_store;
 pub use verification::{Verification, VerifyEmailError};
 pub use watching::Watching;
 

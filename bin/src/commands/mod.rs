@@ -1,7 +1,10 @@
 //! One module per subcommand.
 
+mod backup;
+mod copy_store;
 mod demo;
 mod device;
+mod restore;
 mod serve;
 mod user;
 
@@ -39,6 +42,9 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
         Command::Device(DeviceCommand::Add(ref args)) => {
             device::add(&offline_app(cli).await?, &base_url(cli), args).await
         }
+        Command::Backup(ref args) => backup::run(cli, args).await,
+        Command::Restore(ref args) => restore::run(cli, args).await,
+        Command::CopyStore(ref args) => copy_store::run(args).await,
         Command::Demo => demo::run(&offline_app(cli).await?, &base_url(cli)).await,
     }
 }

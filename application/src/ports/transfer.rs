@@ -1,0 +1,322 @@
+//! Moving a whole store's rows to another store of either kind
+//! (`devmgr copy-store`, docs/operations.md "Moving between stores").
+//!
+//! Both stores keep the same tables with the same columns, in their own
+//! types (SQLite: whole seconds and 0/1; PostgreSQL: `timestamptz` and
+//! `boolean`). The transfer speaks a neutral form both map to exactly: each
+//! table is a [`Table`], each row a list of [`Value`]s in the order of
+//! [`Table::columns`]. Ids travel as they are, so every foreign key, token
+//! hash and password hash still matches after the copy.
+
+use async_trait::async_trait;
+#[cfg(any(test, feature = "mocks"))]
+use mockall::automock;
+
+use super::StoreError;
+use domain::Timestamp;
+use thiserror::Error;
+
+/// One stored value, in the neutral form of a transfer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// No value (a nullable column).
+    Null,
+    /// A whole number.
+    Integer(i64),
+    /// Text.
+    Text(String),
+    /// A truth value.
+    Boolean(bool),
+    /// An instant, in whole seconds.
+    Time(Timestamp),
+}
+
+/// The type of a column, which fixes the [`Value`]s it holds (besides
+/// [`Value::Null`] where the column allows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// [`Value::Integer`].
+    Integer,
+    /// [`Value::Text`].
+    Text,
+    /// [`Value::Boolean`].
+    Boolean,
+    /// [`Value::Time`].
+    Time,
+}
+
+/// A column of a copied table: its name in both stores, and its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The column's name (the same in both stores).
+    pub name: &'static str,
+    /// Its type.
+    pub kind: Kind,
+}
+
+const fn column(name: &'static str, kind: Kind) -> Column {
+    Column { name, kind }
+}
+
+use Kind::{Boolean, Integer, Text, Time};
+
+/// Every table a transfer copies. Tables not listed (the schema history,
+/// counters of rate limits that only live minutes) are not copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Table {
+    /// Accounts, with their password hashes and install tokens.
+    Accounts,
+    /// API tokens (by hash).
+    ApiTokens,
+    /// Console sign-in sessions (by hash).
+    ConsoleSessions,
+    /// E-mailed verification and reset keys (by hash).
+    EmailKeys,
+    /// Failed logins and lockouts, by address.
+    LoginFailures,
+    /// Devices, with their device token hashes.
+    Devices,
+    /// The listening ports each device reported.
+    DevicePorts,
+    /// Commands, with their whole history.
+    DeviceCommands,
+    /// Mail not yet delivered.
+    Outbox,
+}
+
+impl Table {
+    /// Every table, in an order where a row's references are copied before it.
+    pub const ALL: [Table; 9] = [
+        Table::Accounts,
+        Table::ApiTokens,
+        Table::ConsoleSessions,
+        Table::EmailKeys,
+        Table::LoginFailures,
+        Table::Devices,
+        Table::DevicePorts,
+        Table::DeviceCommands,
+        Table::Outbox,
+    ];
+
+    /// The table's name in both stores.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Accounts => "accounts",
+            Table::ApiTokens => "api_tokens",
+            Table::ConsoleSessions => "console_sessions",
+            Table::EmailKeys => "email_keys",
+            Table::LoginFailures => "login_failures",
+            Table::Devices => "devices",
+            Table::DevicePorts => "device_ports",
+            Table::DeviceCommands => "device_commands",
+            Table::Outbox => "outbox",
+        }
+    }
+
+    /// What `devmgr copy-store` calls the table's rows when it counts them.
+    pub fn label(self) -> &'static str {
+        match self {
+            Table::EmailKeys => "keys",
+            Table::DeviceCommands => "commands",
+            other => other.name(),
+        }
+    }
+
+    /// The columns of a row, in the order of its values.
+    pub fn columns(self) -> &'static [Column] {
+        match self {
+            Table::Accounts => ACCOUNTS_COLUMNS,
+            Table::ApiTokens => API_TOKENS_COLUMNS,
+            Table::ConsoleSessions => CONSOLE_SESSIONS_COLUMNS,
+            Table::EmailKeys => EMAIL_KEYS_COLUMNS,
+            Table::LoginFailures => LOGIN_FAILURES_COLUMNS,
+            Table::Devices => DEVICE_COLUMNS,
+            Table::DevicePorts => DEVICE_PORTS_COLUMNS,
+            Table::DeviceCommands => DEVICE_COMMANDS_COLUMNS,
+            Table::Outbox => OUTBOX_COLUMNS,
+        }
+    }
+
+    /// Checks that a store's columns of this table, `stored`, are exactly
+    /// the transfer's: a column this build does not know would be lost.
+    pub fn check_columns(self, stored: &[String]) -> Result<(), StoreError> {
+        let known = self.columns();
+        if let Some(unknown) = stored.iter().find(|s| !known.iter().any(|c| c.name == *s)) {
+            return Err(StoreError::message(format!(
+                "cannot copy the table {}: this devmgr does not know its column {unknown}",
+                self.name()
+            )));
+        }
+        if let Some(missing) = known.iter().find(|c| !stored.iter().any(|s| *s == c.name)) {
+            return Err(StoreError::message(format!(
+                "cannot copy the table {}: it has no column {} (is the database migrated?)",
+                self.name(),
+                missing.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The columns that order the table's rows: its primary key.
+    pub fn key(self) -> &'static [&'static str] {
+        match self {
+            Table::Accounts => &["id"],
+            Table::ApiTokens => &["token_hash"],
+            Table::ConsoleSessions => &["hash"],
+            Table::EmailKeys => &["key_hash"],
+            Table::LoginFailures => &["address"],
+            Table::Devices => &["serial"],
+            Table::DevicePorts => &["serial", "port", "protocol"],
+            Table::DeviceCommands | Table::Outbox => &["id"],
+        }
+    }
+}
+
+const ACCOUNTS_COLUMNS: &[Column] = &[
+    column("id", Integer),
+    column("email", Text),
+    column("email_key", Text),
+    column("name", Text),
+    column("password_hash", Text),
+    column("email_verified", Boolean),
+    column("install_token", Text),
+    column("created_time", Time),
+];
+const API_TOKENS_COLUMNS: &[Column] = &[
+    column("token_hash", Text),
+    column("account_id", Integer),
+    column("created_time", Time),
+];
+const CONSOLE_SESSIONS_COLUMNS: &[Column] = &[
+    column("hash", Text),
+    column("account_id", Integer),
+    column("created_time", Time),
+    column("last_used", Time),
+];
+const EMAIL_KEYS_COLUMNS: &[Column] = &[
+    column("key_hash", Text),
+    column("account_id", Integer),
+    column("purpose", Text),
+    column("expires_time", Time),
+    column("used_time", Time),
+    column("seq", Integer),
+];
+const LOGIN_FAILURES_COLUMNS: &[Column] = &[
+    column("address", Text),
+    column("failures", Integer),
+    column("window_start", Time),
+    column("locked_until", Time),
+];
+const DEVICE_PORTS_COLUMNS: &[Column] = &[
+    column("serial", Text),
+    column("port", Integer),
+    column("protocol", Text),
+    column("name", Text),
+];
+const DEVICE_COMMANDS_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("serial", Text),
+    column("action", Text),
+    column("issued_time", Time),
+    column("delivered_time", Time),
+    column("acked_time", Time),
+    column("status", Text),
+    column("detail", Text),
+    column("seq", Integer),
+];
+const OUTBOX_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("recipient", Text),
+    column("subject", Text),
+    column("text_body", Text),
+    column("html_body", Text),
+    column("queued_time", Time),
+    column("next_attempt_time", Time),
+    column("attempts", Integer),
+    column("last_error", Text),
+];
+
+const DEVICE_COLUMNS: &[Column] = &[
+    column("serial", Text),
+    column("account_id", Integer),
+    column("name", Text),
+    column("description", Text),
+    column("wormhole_slug", Text),
+    column("agent_version", Text),
+    column("operating_system", Text),
+    column("uname", Text),
+    column("machine_type", Text),
+    column("disk_capacity", Integer),
+    column("disk_used", Integer),
+    column("processor_speed", Integer),
+    column("ram_capacity", Integer),
+    column("last_seen", Time),
+    column("created_time", Time),
+    column("token_hash", Text),
+];
+
+/// Some rows of one table, each with one value per column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Their table.
+    pub table: Table,
+    /// The rows.
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Rows in each table, in [`Table::ALL`]'s order (tables without rows too).
+pub type Counts = Vec<(Table, u64)>;
+
+/// Why a transfer cannot go on.
+#[derive(Debug, Error)]
+pub enum TransferError {
+    /// The target already has rows (the tables that have some, with their counts).
+    #[error("{}", describe_not_empty(.0))]
+    NotEmpty(Counts),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn describe_not_empty(counts: &Counts) -> String {
+    let held: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(table, n)| format!("{n} {}", table.label()))
+        .collect();
+    format!(
+        "the target database is not empty ({}): copy-store only fills an empty database",
+        held.join(", ")
+    )
+}
+
+/// A store whose rows can be copied out and in, whole.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait StoreTransfer: Send + Sync {
+    /// Reads every row of every table, in batches, from one consistent
+    /// snapshot of the store, tables in [`Table::ALL`]'s order.
+    async fn export(&self) -> Result<Box<dyn RowSource>, StoreError>;
+    /// Starts writing rows into the store in one transaction, which refuses
+    /// ([`TransferError::NotEmpty`]) when any table already has rows.
+    async fn import(&self) -> Result<Box<dyn RowSink>, TransferError>;
+}
+
+/// The rows of an export, batch after batch.
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait RowSource: Send {
+    /// The next batch (never empty), or `None` once every table is read.
+    async fn next_batch(&mut self) -> Result<Option<Batch>, StoreError>;
+}
+
+/// Where an import writes: nothing is visible before [`commit`](Self::commit).
+#[cfg_attr(any(test, feature = "mocks"), automock)]
+#[async_trait]
+pub trait RowSink: Send {
+    /// Writes a batch, its ids as they are.
+    async fn write(&mut self, batch: Batch) -> Result<(), StoreError>;
+    /// Makes the store's own id generators continue after the copied ids,
+    /// then commits every row written.
+    async fn commit(self: Box<Self>) -> Result<(), StoreError>;
+}
