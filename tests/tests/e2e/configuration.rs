@@ -3,7 +3,7 @@
 //! server at start, naming it. And the links commands print name the server
 //! they were told about (`--public-url`, else `--bind`).
 
-use crate::device_support::{heartbeat, install};
+use crate::device_support::{heartbeat, install_call};
 use crate::support::*;
 use serde_json::json;
 
@@ -43,22 +43,21 @@ registration = "closed"
 
     // The environment beats the file: links name its public URL.
     let owner = server.account("owner@example.com");
-    let agent = install(&server, &owner, "shed");
-    let device = server
-        .get(&format!("/devices/{}/", agent.serial))
-        .token(&owner.token)
-        .send()
-        .json();
+    let reply = install_call(
+        &server,
+        &json!({"install_token": owner.install_token, "name": "shed"}),
+    );
+    reply.expect_status(201);
+    let installed = reply.json();
+    let serial = string(&installed, "serial");
     assert_eq!(
-        device["url"],
-        format!(
-            "https://from-the-environment.example/devices/{}/",
-            agent.serial
-        )
+        installed["url"],
+        format!("https://from-the-environment.example/devices/{serial}/"),
+        "{reply}"
     );
 
     // The flag beats the environment: a 60 s window asks for heartbeats every 20 s.
-    let answer = heartbeat(&server, &agent.token, &json!({}));
+    let answer = heartbeat(&server, &string(&installed, "device_token"), &json!({}));
     assert_eq!(answer["heartbeat_interval"], 20, "{answer}");
 }
 

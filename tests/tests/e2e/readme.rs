@@ -133,6 +133,33 @@ fn run_walk(script: &str, dir: &Path, env: &[(&str, &str)]) -> (bool, String) {
     (status.is_some_and(|s| s.success()), text)
 }
 
+/// The recorded calls, read in order, and the walk's output for messages.
+struct Calls<'a>(std::iter::Peekable<std::slice::Iter<'a, Call>>, &'a str);
+
+impl<'a> Calls<'a> {
+    /// The next call: to a URL ending in `what`, answered `status`.
+    #[track_caller]
+    fn next(&mut self, what: &str, status: u16) -> &'a Call {
+        let call = self
+            .0
+            .next()
+            .unwrap_or_else(|| panic!("no call for {what}"));
+        assert!(call.url.ends_with(what), "{call:?} is not {what}");
+        assert_eq!(call.status, status, "{call:?}:\n{}", self.1);
+        call
+    }
+
+    /// The last of the next calls to the same URL (a loop that waits).
+    #[track_caller]
+    fn last_of_polls(&mut self, what: &str, status: u16) -> &'a Call {
+        let mut call = self.next(what, status);
+        while self.0.peek().is_some_and(|next| next.url == call.url) {
+            call = self.next(what, status);
+        }
+        call
+    }
+}
+
 e2e!(the_readme_walkthrough_runs_as_written: sqlite);
 fn the_readme_walkthrough_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
@@ -165,49 +192,38 @@ fn the_readme_walkthrough_runs_as_written() {
         "the agent carried out the reboot:\n{output}"
     );
     let calls = calls(&log);
-    let mut calls = calls.iter().peekable();
-    let mut next = |what: &str, status: u16| -> &Call {
-        let call = calls.next().unwrap_or_else(|| panic!("no call for {what}"));
-        assert!(call.url.ends_with(what), "{call:?} is not {what}");
-        assert_eq!(call.status, status, "{call:?}:\n{output}");
-        call
-    };
+    let mut calls = Calls(calls.iter().peekable(), &output);
     // "The three demo devices are offline"
-    let listed = next("/devices/", 200).body.as_array().unwrap().clone();
+    let listed = calls
+        .next("/devices/", 200)
+        .body
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(listed.len(), 3, "{listed:?}");
     assert!(listed.iter().all(|d| d["online"] == false), "{listed:?}");
     // "then the device shows "online": true" (after the polls that wait for it)
-    let mut device = next("/", 200);
-    while calls.peek().is_some_and(|call| call.url == device.url) {
-        device = next("/", 200);
-    }
+    let device = calls.last_of_polls("/", 200);
     assert_eq!(device.body["online"], true, "{:?}", device.body);
     let serial = device.body["serial"].as_str().unwrap().to_owned();
-    let reboot = &next(&format!("/devices/{serial}/reboot/"), 202).body;
+    let reboot = &calls.next(&format!("/devices/{serial}/reboot/"), 202).body;
     assert_eq!(reboot["detail"], "Reboot signal dispatched.", "{reboot}");
     let id = match &reboot["command"]["id"] {
         Value::String(id) => id.clone(),
         other => other.to_string(),
     };
-    let command = format!("/devices/{serial}/commands/{id}/");
     // "until the command is done"
-    let mut polled = next(&command, 200);
-    while calls
-        .peek()
-        .is_some_and(|call| call.url.ends_with(&command))
-    {
-        polled = next(&command, 200);
-    }
+    let polled = calls.last_of_polls(&format!("/devices/{serial}/commands/{id}/"), 200);
     assert_eq!(polled.body["status"], "done", "{:?}", polled.body);
-    assert!(next("/auth/", 201).body["token"].is_string());
-    next("/auth/", 204);
-    next("/profile/", 200);
-    assert_eq!(next("/profile/", 200).body["name"], "Ada");
-    next("/change-password/", 204);
-    next("/profile/install-token/", 200);
-    next("/auth/logout-all/", 204);
+    assert!(calls.next("/auth/", 201).body["token"].is_string());
+    calls.next("/auth/", 204);
+    calls.next("/profile/", 200);
+    assert_eq!(calls.next("/profile/", 200).body["name"], "Ada");
+    calls.next("/change-password/", 204);
+    calls.next("/profile/install-token/", 200);
+    calls.next("/auth/logout-all/", 204);
     assert!(
-        calls.next().is_none(),
+        calls.0.next().is_none(),
         "more calls than the README describes"
     );
     // "every token of the account ends, `$TOKEN` included"
