@@ -66,6 +66,17 @@ fn console_journey_from_registration_to_an_empty_fleet() {
         .expect(200, json!([]));
 }
 
+e2e!(console_of_a_private_instance_offers_no_registration: sqlite);
+fn console_of_a_private_instance_offers_no_registration() {
+    let server = Server::builder()
+        .args(&["--registration", "closed"])
+        .start();
+    let shots = ["register-closed", "register-closed-phone"];
+    forget(&shots);
+    run_script(&server, "console_closed.mjs", &[]).assert_clean();
+    assert_screenshots(&shots);
+}
+
 e2e!(console_sign_in_failures_lockout_and_password_reset: sqlite);
 fn console_sign_in_failures_lockout_and_password_reset() {
     let server = Server::start();
