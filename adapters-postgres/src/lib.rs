@@ -23,6 +23,7 @@ mod prepared;
 mod probe;
 mod rows;
 mod store;
+mod tls;
 mod tokens;
 
 pub use store::{ExclusiveClaim, MarkError, OpenError, PgStore, ServingMark};

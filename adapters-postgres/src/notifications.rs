@@ -5,6 +5,7 @@
 //! keeps one session listening and turns those notifications into local
 //! wake-ups.
 
+use crate::tls::Tls;
 use adapters_wakeups::Wakeups;
 use domain::{AccountId, Serial};
 use futures_util::StreamExt;
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Notification};
+use tokio_postgres::{AsyncMessage, Client, Config, Notification};
 
 /// The channel of queued commands; the payload is the device's serial.
 pub(crate) const COMMANDS_CHANNEL: &str = "devmgr_commands";
@@ -112,28 +113,33 @@ impl Drop for Notifications {
 
 /// Starts listening; returns once the session listens, so that whatever
 /// commits from then on wakes this process.
-pub(crate) async fn listen(config: &Config, waiters: Waiters) -> Result<Notifications, OpenFailed> {
+pub(crate) async fn listen(
+    config: &Config,
+    tls: &Tls,
+    waiters: Waiters,
+) -> Result<Notifications, OpenFailed> {
     let mut config = config.clone();
     config
         .keepalives(true)
         .keepalives_idle(KEEPALIVE_IDLE)
         .keepalives_interval(KEEPALIVE_INTERVAL)
         .keepalives_retries(KEEPALIVE_RETRIES);
-    let session = Session::open(&config, &waiters).await?;
-    let task = tokio::spawn(keep_listening(config, session, waiters));
+    let session = Session::open(&config, tls, &waiters).await?;
+    let task = tokio::spawn(keep_listening(config, tls.clone(), session, waiters));
     Ok(Notifications { task })
 }
 
 /// Listens again whenever the session is lost. Whatever was sent meanwhile
 /// is lost too, so every waiter is woken to look for itself.
-async fn keep_listening(config: Config, mut session: Session, waiters: Waiters) {
+async fn keep_listening(config: Config, tls: Tls, mut session: Session, waiters: Waiters) {
     loop {
         let _ = (&mut session.driver).await;
         let mut pause = FIRST_RECONNECT_PAUSE;
         session = loop {
-            match Session::open(&config, &waiters).await {
+            match Session::open(&config, &tls, &waiters).await {
                 Ok(session) => break session,
                 Err(error) => {
+                    let error = error.explain(&tls);
                     tracing::warn!(%error, "cannot listen for PostgreSQL notifications; retrying");
                     tokio::time::sleep(pause).await;
                     pause = (pause * 2).min(MAX_RECONNECT_PAUSE);
@@ -164,11 +170,21 @@ pub(crate) enum OpenFailed {
     TimedOut,
 }
 
+impl OpenFailed {
+    /// Why, in plain words (certificate checks explained).
+    pub(crate) fn explain(&self, tls: &Tls) -> String {
+        match self {
+            OpenFailed::Postgres(error) => tls.explain(error),
+            OpenFailed::TimedOut => self.to_string(),
+        }
+    }
+}
+
 impl Session {
     /// Connects and listens, within [`OPEN_TIMEOUT`].
-    async fn open(config: &Config, waiters: &Waiters) -> Result<Self, OpenFailed> {
+    async fn open(config: &Config, tls: &Tls, waiters: &Waiters) -> Result<Self, OpenFailed> {
         let deadline = tokio::time::Instant::now() + OPEN_TIMEOUT;
-        let connecting = tokio::time::timeout_at(deadline, config.connect(NoTls)).await;
+        let connecting = tokio::time::timeout_at(deadline, config.connect(tls.connector())).await;
         let (client, mut connection) = connecting.map_err(|_| OpenFailed::TimedOut)??;
         let waiters = waiters.clone();
         let driver = tokio::spawn(async move {

@@ -2,16 +2,17 @@
 //! and bounded in time ([`work`]), and migrations.
 
 use crate::notifications::{self, Notifications, Waiters};
+use crate::tls::{self, Tls, Unusable};
 use adapters_wakeups::Wakeups;
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
+use deadpool_postgres::{
+    Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime, Timeouts,
+};
 use domain::{AccountId, Serial};
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 use tokio::sync::Notify;
-use tokio_postgres::NoTls;
-use tokio_postgres::config::SslMode;
 use work::{CONNECT_TIMEOUT, CREATE_TIMEOUT, POOL_WAIT, RECYCLE_TIMEOUT};
 
 pub(crate) use work::{Failure, violates};
@@ -41,15 +42,19 @@ pub enum OpenError {
     /// The URL is not a PostgreSQL connection URL.
     #[error("the PostgreSQL URL is not valid: {0}")]
     Url(String),
-    /// The URL asks for TLS, which this build does not speak.
-    #[error(
-        "TLS connections to PostgreSQL are not supported: use sslmode=disable (or leave it \
-         out) and reach the server over a private network, a Unix socket or a tunnel"
-    )]
-    Tls,
-    /// The server refused or could not be reached.
-    #[error("cannot connect to PostgreSQL: {0}")]
-    Connect(String),
+    /// The URL's TLS settings cannot be used (a root certificate file
+    /// that cannot be read).
+    #[error("the TLS settings of the PostgreSQL URL cannot be used: {0}")]
+    Tls(String),
+    /// The server refused, could not be reached, or failed the checks of
+    /// its certificate.
+    #[error("cannot connect to PostgreSQL at {at}: {why}")]
+    Connect {
+        /// `host:port` (every host the URL names).
+        at: String,
+        /// Why, in plain words.
+        why: String,
+    },
     /// A migration failed.
     #[error("cannot migrate the PostgreSQL database: {0}")]
     Migrate(String),
@@ -60,6 +65,7 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct PgStore {
     config: Arc<tokio_postgres::Config>,
+    tls: Tls,
     pool: Pool,
     /// Wakes the long polls of a device when a command is queued.
     pub(crate) wakeups: Arc<Wakeups<Serial>>,
@@ -80,26 +86,26 @@ impl std::fmt::Debug for PgStore {
 }
 
 impl PgStore {
-    /// Connects to the database of a `postgres://` URL, and starts listening
-    /// for the notifications other processes on the database send (commands
-    /// queued, mail queued, fleets changed). Does not migrate.
+    /// Connects to the database of a `postgres://` URL (or libpq's
+    /// key=value string), over TLS as its `sslmode` and `sslrootcert` say
+    /// ([`tls`]), and starts listening for the notifications other
+    /// processes on the database send (commands queued, mail queued, fleets
+    /// changed). Does not migrate.
     pub async fn connect(url: &str) -> Result<Self, OpenError> {
-        // The driver's parser does not know libpq's verify-ca and verify-full.
-        if url.to_ascii_lowercase().contains("sslmode=verify-") {
-            return Err(OpenError::Tls);
-        }
-        let mut config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e: tokio_postgres::Error| OpenError::Url(e.to_string()))?;
-        if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
-            return Err(OpenError::Tls);
-        }
+        let (mut config, tls) = Tls::configure(url).map_err(|unusable| match unusable {
+            Unusable::Url(why) => OpenError::Url(why),
+            Unusable::Tls(why) => OpenError::Tls(why),
+        })?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
+        let refused = |why: String| OpenError::Connect {
+            at: tls::address(&config),
+            why,
+        };
         let manager = Manager::from_config(
             config.clone(),
-            NoTls,
+            tls.connector(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -111,29 +117,29 @@ impl PgStore {
             .create_timeout(Some(CREATE_TIMEOUT))
             .recycle_timeout(Some(RECYCLE_TIMEOUT))
             .build()
-            .map_err(|e| OpenError::Connect(e.to_string()))?;
+            .map_err(|e| refused(e.to_string()))?;
         // Fail now, with the cause, when the server cannot be used.
         let startup = Timeouts {
             wait: Some(STARTUP_WAIT),
             create: Some(STARTUP_WAIT),
             recycle: Some(STARTUP_WAIT),
         };
-        drop(
-            pool.timeout_get(&startup)
-                .await
-                .map_err(|e| OpenError::Connect(e.to_string()))?,
-        );
+        drop(pool.timeout_get(&startup).await.map_err(|e| match e {
+            PoolError::Backend(e) => refused(tls.explain(&e)),
+            e => refused(e.to_string()),
+        })?);
         let waiters = Waiters {
             commands: Arc::default(),
             fleets: Arc::default(),
             mail: Arc::new(Notify::new()),
             origin: RandomState::new().build_hasher().finish(),
         };
-        let notifications = notifications::listen(&config, waiters.clone())
+        let notifications = notifications::listen(&config, &tls, waiters.clone())
             .await
-            .map_err(|e| OpenError::Connect(e.to_string()))?;
+            .map_err(|e| refused(e.explain(&tls)))?;
         Ok(Self {
             config: Arc::new(config),
+            tls,
             pool,
             wakeups: waiters.commands,
             fleets: waiters.fleets,
@@ -148,8 +154,9 @@ impl PgStore {
     /// Processes starting together take turns (an advisory lock), so a
     /// latecomer finds the work done.
     pub async fn migrate(&self) -> Result<i32, OpenError> {
-        let failed = |e: tokio_postgres::Error| OpenError::Migrate(e.to_string());
-        let (mut client, connection) = self.config.connect(NoTls).await.map_err(failed)?;
+        let failed = |e: tokio_postgres::Error| OpenError::Migrate(self.tls.explain(&e));
+        let connecting = self.config.connect(self.tls.connector()).await;
+        let (mut client, connection) = connecting.map_err(failed)?;
         let driver = tokio::spawn(connection);
         client
             .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
@@ -159,7 +166,7 @@ impl PgStore {
             .set_grouped(true)
             .run_async(&mut client)
             .await
-            .map_err(|e| OpenError::Migrate(e.to_string()));
+            .map_err(|e| OpenError::Migrate(tls::with_causes(&e)));
         let version = match migrated {
             Ok(_) => client
                 .query_one(

@@ -90,6 +90,7 @@ mod outbox;
 mod password;
 mod password_reset;
 mod postgres_cli;
+mod postgres_tls;
 mod profile;
 mod readme;
 mod register;

@@ -27,16 +27,6 @@ fn a_server_that_cannot_be_reached_is_refused_clearly() {
     );
 }
 
-e2e!(tls_is_refused_at_start: postgres);
-fn tls_is_refused_at_start() {
-    for mode in ["require", "verify-ca", "verify-full"] {
-        refused_with(
-            &format!("postgres://devmgr:s3cret-pw@127.0.0.1:5432/devmgr?sslmode={mode}"),
-            "TLS connections to PostgreSQL are not supported",
-        );
-    }
-}
-
 e2e!(a_malformed_url_is_refused: postgres);
 fn a_malformed_url_is_refused() {
     refused_with(
