@@ -81,9 +81,10 @@ async fn serve(
     if endpoint.throttled
         && let Some(throttle) = &state(req)?.throttle
     {
-        throttle.check(req).map_err(|retry_after| {
-            tracing::debug!(retry_after, "throttled");
-            ApiError::Throttled(retry_after)
+        throttle.check(req).await.inspect_err(|error| {
+            if let ApiError::Throttled(retry_after) = error {
+                tracing::debug!(retry_after, "throttled");
+            }
         })?;
     }
     Ok(endpoint.call(req.clone(), payload).await)

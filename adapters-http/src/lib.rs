@@ -38,11 +38,12 @@ mod throttle;
 mod unread_body;
 
 pub use fields::messages;
+pub use long_polls::LongPolls;
 pub use mail_links::HttpMailLinks;
 pub use metrics::{Metrics, MetricsError, MetricsListener};
 pub use resources::devices::DeviceJson;
 pub use state::HttpState;
-pub use throttle::{AccountThrottle, AddressThrottle, Rate};
+pub use throttle::{AccountThrottle, AddressThrottle, MemoryRateLimits, Rate};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse, fn_service};

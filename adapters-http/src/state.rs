@@ -5,6 +5,7 @@ use crate::throttle::{AccountThrottle, AddressThrottle};
 use actix_web::HttpRequest;
 use actix_web::http::header;
 use application::Services;
+use application::ports::LongPollRegistry;
 use std::sync::Arc;
 
 /// Shared state of the HTTP adapter.
@@ -19,8 +20,9 @@ pub struct HttpState {
     pub(crate) throttle: Option<Arc<AddressThrottle>>,
     /// Rate limiting of password changes per account, when on.
     pub(crate) password_changes: Option<Arc<AccountThrottle>>,
-    /// The open long polls of each device.
-    pub(crate) long_polls: LongPolls,
+    /// The open long polls of each device: in memory unless
+    /// [`with_long_polls`](Self::with_long_polls) says otherwise.
+    pub(crate) long_polls: Arc<dyn LongPollRegistry>,
     /// The latest read of each watched fleet, shared by console streams.
     pub(crate) fleet_reads: crate::fleet_reads::FleetReads,
     /// Turns true when the server stops: open event streams end.
@@ -37,7 +39,7 @@ impl HttpState {
             local_host,
             throttle: None,
             password_changes: None,
-            long_polls: LongPolls::default(),
+            long_polls: Arc::new(LongPolls::default()),
             fleet_reads: Default::default(),
             stopping: tokio::sync::watch::Sender::new(false),
         }
@@ -62,6 +64,13 @@ impl HttpState {
     /// Turns on rate limiting of password changes per account.
     pub fn with_password_change_throttle(mut self, throttle: Arc<AccountThrottle>) -> Self {
         self.password_changes = Some(throttle);
+        self
+    }
+
+    /// Registers long polls in `registry` (one that instances sharing a
+    /// database count together) instead of this instance's memory.
+    pub fn with_long_polls(mut self, registry: Arc<dyn LongPollRegistry>) -> Self {
+        self.long_polls = registry;
         self
     }
 

@@ -1,140 +1,162 @@
-//! Rate limiting on governor's keyed GCRA limiter: each key may make a burst
-//! of `requests`, refilled evenly over `period`. Unauthenticated write routes
-//! are limited per client address, password changes per account
-//! (`docs/api.md`, Throttling).
+//! Rate limiting at the HTTP edge: unauthenticated write routes are limited
+//! per client address, password changes per account (`docs/api.md`,
+//! Throttling). Each key may make a burst of `requests`, refilled evenly over
+//! `period` (GCRA), counted by a [`RateLimits`] port: in memory on a lone
+//! instance ([`MemoryRateLimits`], governor's keyed limiter), in the database
+//! when several instances share it.
 
+use crate::error::ApiError;
 use actix_web::HttpRequest;
+pub use application::ports::Rate;
+use application::ports::{LimitKey, RateLimits, Verdict};
+use async_trait::async_trait;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::num::NonZeroU32;
-use std::str::FromStr;
-use std::time::Duration;
+use std::sync::{Arc, PoisonError, RwLock};
 
-/// A request rate such as `20/minute`: `N/second`, `N/minute`, `N/hour` or
-/// `N/day` (or their first letter, as in Django REST Framework).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rate {
-    /// Requests allowed per period (also the burst).
-    pub requests: NonZeroU32,
-    /// The period.
-    pub period: Duration,
+/// The rate budgets of a lone instance, in memory: one governor keyed GCRA
+/// limiter per rate in use, shared by every worker. A check takes no I/O.
+#[derive(Default)]
+pub struct MemoryRateLimits {
+    limiters: RwLock<HashMap<Rate, Arc<DefaultKeyedRateLimiter<LimitKey>>>>,
 }
 
-impl FromStr for Rate {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        let invalid = || format!("{text:?} is not a rate like 20/minute");
-        let (count, unit) = text.split_once('/').ok_or_else(invalid)?;
-        let requests: NonZeroU32 = count.trim().parse().map_err(|_| invalid())?;
-        let seconds = match unit.trim() {
-            "s" | "sec" | "second" => 1,
-            "m" | "min" | "minute" => 60,
-            "h" | "hour" => 3_600,
-            "d" | "day" => 86_400,
-            _ => return Err(invalid()),
-        };
-        Ok(Self {
-            requests,
-            period: Duration::from_secs(seconds),
-        })
+impl fmt::Debug for MemoryRateLimits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryRateLimits").finish_non_exhaustive()
     }
 }
 
-impl fmt::Display for Rate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = match self.period.as_secs() {
-            1 => "second",
-            60 => "minute",
-            3_600 => "hour",
-            _ => "day",
-        };
-        write!(f, "{}/{unit}", self.requests)
+impl MemoryRateLimits {
+    /// The limiter of `rate`, made on its first use.
+    fn limiter(&self, rate: Rate) -> Arc<DefaultKeyedRateLimiter<LimitKey>> {
+        let known = self.limiters.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(limiter) = known.get(&rate) {
+            return Arc::clone(limiter);
+        }
+        drop(known);
+        let mut limiters = self
+            .limiters
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            limiters
+                .entry(rate)
+                .or_insert_with(|| Arc::new(DefaultKeyedRateLimiter::keyed(quota(rate)))),
+        )
+    }
+
+    /// Counts one request of `key` under `rate`, at once.
+    pub fn count_now(&self, key: LimitKey, rate: Rate) -> Verdict {
+        match self.limiter(rate).check_key(&key) {
+            Ok(()) => Verdict::Allowed,
+            Err(not_until) => {
+                Verdict::wait(not_until.wait_time_from(DefaultClock::default().now()))
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl RateLimits for MemoryRateLimits {
+    async fn count(&self, key: LimitKey, rate: Rate) -> Result<Verdict, application::StoreError> {
+        Ok(self.count_now(key, rate))
+    }
+
+    async fn forget_idle(&self) -> Result<(), application::StoreError> {
+        let limiters = self.limiters.read().unwrap_or_else(PoisonError::into_inner);
+        for limiter in limiters.values() {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+        Ok(())
     }
 }
 
 /// A GCRA quota allowing `rate` as a burst refilled evenly.
 fn quota(rate: Rate) -> Quota {
-    let interval = rate.period / rate.requests.get();
-    Quota::with_period(interval.max(Duration::from_nanos(1)))
+    Quota::with_period(rate.interval())
         .expect("a non-zero period")
         .allow_burst(rate.requests)
 }
 
-/// Whole seconds (at least 1) until a refused key may try again.
-fn wait_secs(not_until: governor::NotUntil<governor::clock::QuantaInstant>) -> u64 {
-    let wait = not_until.wait_time_from(DefaultClock::default().now());
-    wait.as_millis().div_ceil(1000).max(1) as u64
+/// 429 with the wait of a spent budget; 503 when the budgets cannot be
+/// reached (never unlimited).
+async fn spend(limits: &dyn RateLimits, key: LimitKey, rate: Rate) -> Result<(), ApiError> {
+    match limits.count(key, rate).await? {
+        Verdict::Allowed => Ok(()),
+        Verdict::Wait(seconds) => Err(ApiError::Throttled(seconds)),
+    }
 }
 
-/// The per-account limiter of password changes, shared by every worker:
-/// every request counts, successful ones too, so nobody can turn an API
-/// token into a stream of expensive password hashes or old-password guesses.
-#[derive(Debug)]
+/// The per-account limit of password changes: every request counts,
+/// successful ones too, so nobody can turn an API token into a stream of
+/// expensive password hashes or old-password guesses.
 pub struct AccountThrottle {
-    limiter: DefaultKeyedRateLimiter<i64>,
+    limits: Arc<dyn RateLimits>,
+    rate: Rate,
+}
+
+impl fmt::Debug for AccountThrottle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AccountThrottle")
+            .field("rate", &self.rate)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AccountThrottle {
-    /// A limiter allowing `rate` per account.
-    pub fn new(rate: Rate) -> Self {
-        Self {
-            limiter: DefaultKeyedRateLimiter::keyed(quota(rate)),
-        }
+    /// Allows `rate` per account, counted in `limits`.
+    pub fn new(rate: Rate, limits: Arc<dyn RateLimits>) -> Self {
+        Self { limits, rate }
     }
 
-    /// Counts one request of the account; `Err(seconds)` when it must wait
-    /// that many whole seconds (at least 1) first.
-    pub fn check(&self, account: domain::AccountId) -> Result<(), u64> {
-        self.limiter.check_key(&account.0).map_err(wait_secs)
-    }
-
-    /// Forgets accounts whose limit is fully restored (call now and then).
-    pub fn forget_idle(&self) {
-        self.limiter.retain_recent();
-        self.limiter.shrink_to_fit();
+    /// Counts one request of the account: 429 (`Throttled`) when it must
+    /// wait first, 503 when the budgets cannot be reached.
+    pub(crate) async fn check(&self, account: domain::AccountId) -> Result<(), ApiError> {
+        spend(&*self.limits, LimitKey::PasswordChange(account), self.rate).await
     }
 }
 
-/// The per-address limiter shared by every worker.
+/// The per-address limit of unauthenticated write routes (the API's and the
+/// console's forms alike).
 pub struct AddressThrottle {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    limits: Arc<dyn RateLimits>,
+    rate: Rate,
     trust_proxy: bool,
 }
 
 impl fmt::Debug for AddressThrottle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AddressThrottle")
+            .field("rate", &self.rate)
             .field("trust_proxy", &self.trust_proxy)
             .finish_non_exhaustive()
     }
 }
 
 impl AddressThrottle {
-    /// A limiter allowing `rate`. With `trust_proxy`, the client address is
-    /// the last one a reverse proxy appended to `X-Forwarded-For`.
-    pub fn new(rate: Rate, trust_proxy: bool) -> Self {
+    /// Allows `rate` per client address, counted in `limits`. With
+    /// `trust_proxy`, the client address is the last one a reverse proxy
+    /// appended to `X-Forwarded-For`.
+    pub fn new(rate: Rate, trust_proxy: bool, limits: Arc<dyn RateLimits>) -> Self {
         Self {
-            limiter: DefaultKeyedRateLimiter::keyed(quota(rate)),
+            limits,
+            rate,
             trust_proxy,
         }
     }
 
-    /// Counts one request of the client; `Err(seconds)` when it must wait
-    /// that many whole seconds (at least 1) first.
-    pub fn check(&self, req: &HttpRequest) -> Result<(), u64> {
+    /// Counts one request of the client: 429 (`Throttled`) when it must
+    /// wait first, 503 when the budgets cannot be reached.
+    pub(crate) async fn check(&self, req: &HttpRequest) -> Result<(), ApiError> {
         let Some(address) = client_address(req, self.trust_proxy) else {
             return Ok(());
         };
-        self.limiter.check_key(&address).map_err(wait_secs)
-    }
-
-    /// Forgets addresses whose limit is fully restored (call now and then).
-    pub fn forget_idle(&self) {
-        self.limiter.retain_recent();
-        self.limiter.shrink_to_fit();
+        spend(&*self.limits, LimitKey::Address(address), self.rate).await
     }
 }
 
@@ -171,18 +193,6 @@ fn last_forwarded_for(req: &HttpRequest) -> Option<IpAddr> {
 mod tests {
     use super::*;
     use actix_web::test::TestRequest;
-
-    #[test]
-    fn rates_read_like_drf_rates() {
-        let rate: Rate = "20/minute".parse().unwrap();
-        assert_eq!(rate.requests.get(), 20);
-        assert_eq!(rate.period, Duration::from_secs(60));
-        assert_eq!("5/h".parse::<Rate>().unwrap().period.as_secs(), 3_600);
-        assert_eq!(rate.to_string(), "20/minute");
-        for bad in ["20", "0/minute", "x/minute", "20/fortnight", ""] {
-            assert!(bad.parse::<Rate>().is_err(), "{bad} accepted");
-        }
-    }
 
     fn request(peer: &str, forwarded: Option<&str>) -> HttpRequest {
         let mut req = TestRequest::default().peer_addr(peer.parse().unwrap());
@@ -221,31 +231,69 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_burst_is_allowed_then_the_client_waits() {
-        let throttle = AddressThrottle::new("3/minute".parse().unwrap(), false);
+    fn throttles(rate: &str) -> (AddressThrottle, AccountThrottle) {
+        let limits: Arc<dyn RateLimits> = Arc::new(MemoryRateLimits::default());
+        let rate = rate.parse().unwrap();
+        (
+            AddressThrottle::new(rate, false, Arc::clone(&limits)),
+            AccountThrottle::new(rate, limits),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_burst_is_allowed_then_the_client_waits() {
+        let (throttle, _) = throttles("3/minute");
         let ann = request("192.0.2.1:1", None);
         let bob = request("192.0.2.2:1", None);
         for _ in 0..3 {
-            assert_eq!(throttle.check(&ann), Ok(()));
+            assert!(throttle.check(&ann).await.is_ok());
         }
-        let wait = throttle.check(&ann).unwrap_err();
+        let Err(ApiError::Throttled(wait)) = throttle.check(&ann).await else {
+            panic!("the fourth request is allowed");
+        };
         assert!((1..=20).contains(&wait), "wait {wait}");
-        assert_eq!(throttle.check(&bob), Ok(()));
+        assert!(throttle.check(&bob).await.is_ok());
     }
 
-    #[test]
-    fn each_account_has_its_own_budget() {
+    #[tokio::test]
+    async fn each_account_has_its_own_budget_apart_from_addresses() {
         use domain::AccountId;
-        let throttle = AccountThrottle::new("10/hour".parse().unwrap());
+        let (addresses, throttle) = throttles("10/hour");
         for _ in 0..10 {
-            assert_eq!(throttle.check(AccountId(1)), Ok(()));
+            assert!(throttle.check(AccountId(1)).await.is_ok());
         }
-        let wait = throttle.check(AccountId(1)).unwrap_err();
+        let Err(ApiError::Throttled(wait)) = throttle.check(AccountId(1)).await else {
+            panic!("the eleventh change is allowed");
+        };
         assert!(
             (300..=360).contains(&wait),
             "one request every 6 minutes: {wait}"
         );
-        assert_eq!(throttle.check(AccountId(2)), Ok(()));
+        assert!(throttle.check(AccountId(2)).await.is_ok());
+        // Same rate, same limiter: the address's budget is its own.
+        assert!(addresses.check(&request("192.0.2.1:1", None)).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn budgets_of_different_rates_are_kept_apart() {
+        let limits = MemoryRateLimits::default();
+        let key = LimitKey::Address("192.0.2.1".parse().unwrap());
+        let (one, two): (Rate, Rate) = ("1/hour".parse().unwrap(), "2/hour".parse().unwrap());
+        assert_eq!(limits.count(key, one).await.unwrap(), Verdict::Allowed);
+        assert!(matches!(
+            limits.count(key, one).await.unwrap(),
+            Verdict::Wait(3_600)
+        ));
+        assert_eq!(limits.count(key, two).await.unwrap(), Verdict::Allowed);
+        assert_eq!(limits.count(key, two).await.unwrap(), Verdict::Allowed);
+        assert!(matches!(
+            limits.count(key, two).await.unwrap(),
+            Verdict::Wait(1_800)
+        ));
+        limits.forget_idle().await.unwrap();
+        assert!(matches!(
+            limits.count(key, one).await.unwrap(),
+            Verdict::Wait(_)
+        ));
     }
 }

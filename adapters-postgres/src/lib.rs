@@ -16,7 +16,9 @@ mod console_sessions;
 mod devices;
 mod fleet_signals;
 mod keys;
+mod limits;
 mod login_attempts;
+mod long_polls;
 mod notifications;
 mod outbox;
 mod prepared;
@@ -26,4 +28,5 @@ mod store;
 mod tls;
 mod tokens;
 
+pub use long_polls::PgLongPolls;
 pub use store::{ExclusiveClaim, MarkError, OpenError, PgStore, ServingMark};

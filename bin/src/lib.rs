@@ -8,6 +8,7 @@
 pub mod cli;
 mod commands;
 pub mod database_url;
+mod limits;
 mod mailer;
 mod os;
 pub mod server;

@@ -4,6 +4,7 @@
 //! read.
 
 use crate::cli::{Cli, Command, ServeArgs, Throttle};
+use crate::limits::Limits;
 use crate::{CommandError, mailer, os, wiring};
 use adapters_http::{
     AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, Metrics, MetricsListener,
@@ -46,6 +47,7 @@ pub async fn start(
 ) -> Result<Started, CommandError> {
     let open_files = os::raise_open_file_limit();
     let (database, schema_version) = crate::store_marks::open_served(&cli.database_url).await?;
+    let shared = Limits::of(&database);
     let throttled = args.throttle == Throttle::On;
     let settings = Settings {
         online_window: Duration::seconds(i64::from(args.online_window)),
@@ -76,14 +78,19 @@ pub async fn start(
         .map_err(CommandError::from_display)?;
     let app = wiring::application(database, mailer, settings, hasher, Arc::new(links), clock);
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
-    let throttles = throttled.then(|| Throttles {
-        addresses: Arc::new(AddressThrottle::new(args.throttle_rate, args.trust_proxy)),
-        password_changes: Arc::new(AccountThrottle::new(args.password_change_rate)),
-    });
-    if let Some(throttles) = &throttles {
+    state = state.with_long_polls(shared.long_polls.clone());
+    if throttled {
+        let (rate, trust_proxy) = (args.throttle_rate, args.trust_proxy);
         state = state
-            .with_throttle(throttles.addresses.clone())
-            .with_password_change_throttle(throttles.password_changes.clone());
+            .with_throttle(Arc::new(AddressThrottle::new(
+                rate,
+                trust_proxy,
+                shared.rates.clone(),
+            )))
+            .with_password_change_throttle(Arc::new(AccountThrottle::new(
+                args.password_change_rate,
+                shared.rates.clone(),
+            )));
     }
     let limits = ServeLimits {
         workers: args
@@ -105,7 +112,7 @@ pub async fn start(
         let app = app.clone();
         async move { app.mail.deliver_forever().await }
     });
-    actix_web::rt::spawn(housekeeping(app, throttles));
+    actix_web::rt::spawn(housekeeping(app, shared));
     Ok(Started {
         address,
         metrics_address,
@@ -130,22 +137,13 @@ fn metrics_listener(
     Ok(MetricsListener { listener, metrics })
 }
 
-/// The rate limiters, when throttling is on.
-struct Throttles {
-    addresses: Arc<AddressThrottle>,
-    password_changes: Arc<AccountThrottle>,
-}
-
 /// Now and then, forgets what throttling no longer needs, expired keys and
 /// old commands, so nothing grows without bound.
-async fn housekeeping(app: Services, throttles: Option<Throttles>) {
+async fn housekeeping(app: Services, limits: Limits) {
     let mut ticks = actix_web::rt::time::interval(HOUSEKEEPING_EVERY);
     loop {
         ticks.tick().await;
-        if let Some(throttles) = &throttles {
-            throttles.addresses.forget_idle();
-            throttles.password_changes.forget_idle();
-        }
+        limits.forget_idle().await;
         if let Err(error) = app.housekeeping.purge_login_failures().await {
             tracing::warn!(error = ?error, "cannot purge old failed logins");
         }

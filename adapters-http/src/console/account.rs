@@ -101,9 +101,8 @@ async fn change_password(
         render(status, &page, None)
     };
     if let Some(throttle) = &state.password_changes
-        && let Err(wait) = throttle.check(viewer.account.id)
+        && let Err(error) = throttle.check(viewer.account.id).await
     {
-        let error = ApiError::Throttled(wait);
         let (errors, status) = Shown::refusal(error)?;
         return Ok(refused(errors, status));
     }

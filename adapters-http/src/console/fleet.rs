@@ -98,7 +98,7 @@ async fn resend(
     let Some(account) = &posted.browser.account else {
         return Err(Failure::SignedOut);
     };
-    super::throttle::check(&req, &state)?;
+    super::throttle::check(&req, &state).await?;
     state.app.verification.resend(&account.email).await?;
     Ok(see_other(&notices::after("/console/", "verification-sent")))
 }

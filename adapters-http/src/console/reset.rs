@@ -86,7 +86,7 @@ async fn request(
         let error = ApiError::Forbidden("You are already signed in.");
         return Ok(again(Shown::of(error)?, StatusCode::FORBIDDEN));
     }
-    if let Err(error) = throttle::check(&req, &state) {
+    if let Err(error) = throttle::check(&req, &state).await {
         let (errors, status) = Shown::refusal(error)?;
         return Ok(again(errors, status));
     }
@@ -129,7 +129,7 @@ async fn confirm(
         };
         render(status, &page, posted.browser.cookie())
     };
-    if let Err(error) = throttle::check(&req, &state) {
+    if let Err(error) = throttle::check(&req, &state).await {
         let (errors, status) = Shown::refusal(error)?;
         return Ok(again(errors, status));
     }

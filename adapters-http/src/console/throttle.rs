@@ -5,10 +5,11 @@ use crate::error::ApiError;
 use crate::state::HttpState;
 use actix_web::HttpRequest;
 
-/// 429's error when the address has used up its budget.
-pub(crate) fn check(req: &HttpRequest, state: &HttpState) -> Result<(), ApiError> {
+/// 429's error when the address has used up its budget (503's when the
+/// budgets cannot be reached).
+pub(crate) async fn check(req: &HttpRequest, state: &HttpState) -> Result<(), ApiError> {
     match &state.throttle {
-        Some(throttle) => throttle.check(req).map_err(ApiError::Throttled),
+        Some(throttle) => throttle.check(req).await,
         None => Ok(()),
     }
 }

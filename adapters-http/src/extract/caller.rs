@@ -201,8 +201,8 @@ from_caller!(PasswordChangeTurn, USER, Scheme::Token, |req, caller| {
     match state(&req)?.password_changes.clone() {
         Some(throttle) => throttle
             .check(account.id)
-            .map(|()| PasswordChangeTurn)
-            .map_err(ApiError::Throttled),
+            .await
+            .map(|()| PasswordChangeTurn),
         None => Ok(PasswordChangeTurn),
     }
 });

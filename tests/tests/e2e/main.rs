@@ -98,6 +98,7 @@ mod security_accounts;
 mod security_passwords;
 mod security_server;
 mod setup;
+mod shared_limits;
 mod sqlite_files;
 mod swagger_ui;
 mod throttling;

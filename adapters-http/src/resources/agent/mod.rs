@@ -285,7 +285,7 @@ async fn commands(
     let commands = if method == Method::HEAD {
         Vec::new()
     } else {
-        let mut open = state.long_polls.open(device.serial.as_str());
+        let mut open = state.long_polls.open(&device.serial).await?;
         tokio::select! {
             commands = state.app.fleet.poll_commands(&device, wait) => commands?,
             () = open.pushed_out() => Vec::new(),
