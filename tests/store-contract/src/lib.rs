@@ -16,6 +16,7 @@ mod accounts;
 mod commands;
 mod devices;
 pub mod suite;
+pub mod transfer;
 
 pub use accounts::*;
 pub use commands::*;
