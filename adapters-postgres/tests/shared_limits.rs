@@ -215,7 +215,10 @@ async fn a_third_poll_anywhere_ends_the_oldest_anywhere() {
 async fn of_many_polls_opened_at_once_only_two_stay_open() {
     let (a, b, _database) = two_instances().await;
     let (on_a, on_b) = (PgLongPolls::new(a), PgLongPolls::new(b));
-    let opens = (0..10).map(|i| {
+    // More opens than the two pools have connections, so that they race in
+    // the database (without the lock in `open_long_poll`, three or more stay
+    // open now and then).
+    let opens = (0..40).map(|i| {
         let registry = if i % 2 == 0 {
             on_a.clone()
         } else {
