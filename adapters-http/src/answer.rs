@@ -2,11 +2,12 @@
 //! and whether it carries a secret, so the route table reads its [`Reply`]
 //! from the handler's signature instead of a second description.
 
-use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
+use crate::description::{AnswerObject, Described, Location, ObjectSchema, Reply, ReplyBody};
+use crate::error::ApiError;
 use crate::fields::{Field, FieldType};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, CacheControl, CacheDirective};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::http::header::{CACHE_CONTROL, CacheControl, CacheDirective, HeaderValue, LOCATION};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use serde::Serialize;
 
 /// A successful answer of a handler.
@@ -39,10 +40,43 @@ impl<T: JsonBody, const STATUS: u16> Answer for Json<T, STATUS> {
     const REPLY: Reply = Reply {
         status: STATUS,
         body: T::BODY,
+        location: None,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
         HttpResponse::build(status(STATUS)).json(self.0)
+    }
+}
+
+/// A body whose answer names, in `Location`, the absolute URL where what it
+/// is about can be read.
+pub trait Locates: JsonBody {
+    /// How the document describes the header.
+    const LOCATION: Location;
+}
+
+/// A JSON answer with status `STATUS` and a `Location` header.
+pub struct Located<T, const STATUS: u16 = 200> {
+    /// The body.
+    pub body: T,
+    /// The absolute URL of what the body is about.
+    pub location: String,
+}
+
+impl<T: Locates, const STATUS: u16> Answer for Located<T, STATUS> {
+    const REPLY: Reply = Reply {
+        location: Some(T::LOCATION),
+        ..Json::<T, STATUS>::REPLY
+    };
+
+    fn respond(self, req: &HttpRequest) -> HttpResponse {
+        let Ok(location) = HeaderValue::try_from(self.location) else {
+            let cause = "a Location that is no header value".to_owned();
+            return ApiError::Internal(cause).error_response();
+        };
+        let mut response = Json::<T, STATUS>(self.body).respond(req);
+        response.headers_mut().insert(LOCATION, location);
+        response
     }
 }
 
@@ -72,6 +106,7 @@ impl Answer for NoContent {
     const REPLY: Reply = Reply {
         status: 204,
         body: ReplyBody::Empty,
+        location: None,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
@@ -86,6 +121,7 @@ impl Answer for Page {
     const REPLY: Reply = Reply {
         status: 200,
         body: ReplyBody::Page,
+        location: None,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
@@ -105,6 +141,7 @@ impl<T: Described> Answer for JsonOrPage<T> {
     const REPLY: Reply = Reply {
         status: 200,
         body: ReplyBody::OneOrPage(AnswerObject::of::<T>()),
+        location: None,
     };
 
     fn respond(self, req: &HttpRequest) -> HttpResponse {

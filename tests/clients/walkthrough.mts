@@ -1,5 +1,6 @@
-// Log in, list the devices, reboot one, log out, with openapi-fetch and the
-// types openapi-typescript generated from /openapi.json (./schema.ts).
+// Log in, list the devices, reboot one and follow its command, log out, with
+// openapi-fetch and the types openapi-typescript generated from /openapi.json
+// (./schema.ts).
 // Reads DEVMGR_URL, DEVMGR_EMAIL, DEVMGR_PASSWORD and DEVMGR_SERIAL; prints
 // what each call answered as one JSON object, which
 // tests/tests/e2e/api_clients.rs checks. Type-checked with tsc, run with tsx.
@@ -34,6 +35,16 @@ if (!list.data.some((device) => device.serial === serial)) throw new Error(`${se
 const reboot = await client.POST("/devices/{serial}/reboot/", { params: { path: { serial } } });
 if (reboot.data === undefined) throw new Error(`reboot: ${JSON.stringify(reboot.error)}`);
 answers.reboot = [reboot.response.status, reboot.data.detail];
+// `Location` is where the reboot's command is read: follow it.
+const id = reboot.data.command.id;
+const location = reboot.response.headers.get("location");
+if (location !== `${baseUrl}/devices/${serial}/commands/${id}/`) throw new Error(`Location ${location}`);
+const command = await client.GET("/devices/{serial}/commands/{id}/", {
+  params: { path: { serial, id } },
+});
+if (command.data === undefined) throw new Error(`command: ${JSON.stringify(command.error)}`);
+if (command.data.id !== id) throw new Error(`command ${command.data.id} is not ${id}`);
+answers.command = [command.response.status, command.data.status];
 
 const logout = await client.DELETE("/auth/");
 answers.logout = logout.response.status;

@@ -1,4 +1,5 @@
-"""Log in, list the devices, reboot one, log out, with the Python client that
+"""Log in, list the devices, reboot one and follow its command, log out, with
+the Python client that
 openapi-python-client generated from /openapi.json (the package
 `devmgr_client`, on the path). Reads DEVMGR_URL, DEVMGR_EMAIL,
 DEVMGR_PASSWORD and DEVMGR_SERIAL; prints what each call answered as one
@@ -20,8 +21,14 @@ builtins.Unset = Unset
 
 from devmgr_client import AuthenticatedClient, Client  # noqa: E402
 from devmgr_client.api.accounts import login, logout  # noqa: E402
-from devmgr_client.api.devices import list_devices, reboot_device  # noqa: E402
-from devmgr_client.models import AuthToken, Detail, LoginJsonBody  # noqa: E402
+from devmgr_client.api.devices import get_device_command, list_devices, reboot_device  # noqa: E402
+from devmgr_client.models import (  # noqa: E402
+    AuthToken,
+    CommandRecord,
+    Detail,
+    LoginJsonBody,
+    RebootDispatched,
+)
 
 base = os.environ["DEVMGR_URL"]
 answers = {}
@@ -41,8 +48,16 @@ with AuthenticatedClient(base_url=base, token=token, prefix="Token") as client:
     serial = UUID(os.environ["DEVMGR_SERIAL"])
     assert serial in [device.serial for device in reply.parsed], reply.parsed
     reply = reboot_device.sync_detailed(serial=serial, client=client)
-    assert isinstance(reply.parsed, Detail), reply
+    assert isinstance(reply.parsed, RebootDispatched), reply
     answers["reboot"] = [reply.status_code.value, reply.parsed.detail]
+    command = reply.parsed.command
+    # `Location` is where the reboot's command is read: follow it.
+    location = reply.headers["location"]
+    assert location == f"{base}/devices/{serial}/commands/{command.id}/", location
+    reply = get_device_command.sync_detailed(serial=serial, id=command.id, client=client)
+    assert isinstance(reply.parsed, CommandRecord), reply
+    assert reply.parsed.id == command.id, (reply.parsed, command)
+    answers["command"] = [reply.status_code.value, str(reply.parsed.status)]
     reply = logout.sync_detailed(client=client)
     answers["logout"] = reply.status_code.value
     reply = list_devices.sync_detailed(client=client)

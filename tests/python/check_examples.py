@@ -1,6 +1,6 @@
 """Checks the examples of an OpenAPI 3.1 document (read on stdin) against their
-schemas: every parameter, request body and JSON answer must have one, and each
-must be valid, formats included. Prints each problem on a line of its own and
+schemas: every parameter, request body, JSON answer and answer header must have
+one, and each must be valid, formats included. Prints each problem on a line of its own and
 the count of examples checked on stderr; exits 1 on any problem.
 
 Run by tests/tests/e2e/api_examples.rs with the pinned contract packages.
@@ -45,6 +45,11 @@ for path, item in doc["paths"].items():
             else:
                 check(f"{where} request", content["schema"], content["example"])
         for status, response in op["responses"].items():
+            for name, header in follow(response).get("headers", {}).items():
+                if "example" not in header:
+                    problems.append(f"{where} {status} header {name}: no example")
+                else:
+                    check(f"{where} {status} header {name}", header["schema"], header["example"])
             for media, content in follow(response).get("content", {}).items():
                 if media != "application/json":
                     continue

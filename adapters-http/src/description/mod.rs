@@ -101,6 +101,18 @@ pub struct Reply {
     pub status: u16,
     /// The body.
     pub body: ReplyBody,
+    /// The `Location` header it carries, if any.
+    pub location: Option<Location>,
+}
+
+/// The `Location` header of a successful answer: the absolute URL where what
+/// the answer is about can be read, as the document describes it.
+#[derive(Clone, Copy)]
+pub struct Location {
+    /// What the URL leads to.
+    pub description: &'static str,
+    /// A typical value, as sent.
+    pub example: fn() -> String,
 }
 
 /// The group an operation is listed under in the OpenAPI document.

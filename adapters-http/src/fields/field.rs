@@ -21,6 +21,8 @@ pub enum FieldType {
     Url,
     /// A list of objects, each with the field's `children`.
     List,
+    /// One object with the field's `children` (shown in answers only).
+    Object,
 }
 
 impl FieldType {
@@ -34,6 +36,7 @@ impl FieldType {
             Self::Datetime => "datetime",
             Self::Url => "url",
             Self::List => "list",
+            Self::Object => "nested object",
         }
     }
 }
@@ -166,7 +169,8 @@ impl Field {
         }
     }
 
-    /// The same list field, with these fields in each item.
+    /// The same list or object field, with these fields in each item (in
+    /// the object).
     pub const fn children(self, children: &'static [Field]) -> Self {
         Self {
             children: Some(children),

@@ -6,13 +6,13 @@ use super::schemas::{
 };
 use crate::answer::Detail;
 use crate::auth::Scheme;
-use crate::description::{AnswerObject, error_json, to_json};
+use crate::description::{AnswerObject, Location, error_json, to_json};
 use crate::error::{ApiError, NON_FIELD_ERRORS};
 use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS};
 use crate::route_table::{Endpoint, ReplyBody};
 use serde_json::Value;
 use utoipa::openapi::header::{Header, HeaderBuilder};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{
     Components, ComponentsBuilder, Content, ContentBuilder, Ref, RefOr, Response, ResponseBuilder,
@@ -100,7 +100,10 @@ fn answer_example(endpoint: &Endpoint, object: AnswerObject) -> Value {
 }
 
 fn success(endpoint: &Endpoint) -> Response {
-    let builder = ResponseBuilder::new().description(endpoint.summary);
+    let mut builder = ResponseBuilder::new().description(endpoint.summary);
+    if let Some(location) = endpoint.reply.location {
+        builder = builder.header("Location", location_header(location));
+    }
     let one = |object: AnswerObject| {
         json_content(
             schema_ref(object.schema.name),
@@ -209,7 +212,7 @@ pub(super) fn common_failures() -> [CommonFailure; 8] {
             ..failure(
                 "Throttled",
                 "Too many requests from this address or for this account.",
-                error_json(&ApiError::Throttled(42)),
+                error_json(&ApiError::Throttled(RETRY_AFTER_EXAMPLE)),
             )
         },
         CommonFailure {
@@ -294,6 +297,7 @@ fn www_authenticate() -> Header {
                 .enum_values(Some(["Token", "Device"])),
         ))
         .description(Some("The scheme the route accepts."))
+        .example(Some(Scheme::Token.keyword().into()))
         .build()
 }
 
@@ -305,5 +309,22 @@ fn retry_after() -> Header {
                 .minimum(Some(0)),
         ))
         .description(Some("Seconds until a request may succeed."))
+        .example(Some(RETRY_AFTER_EXAMPLE.into()))
+        .build()
+}
+
+/// The seconds the examples of 429 and 503 wait.
+const RETRY_AFTER_EXAMPLE: u64 = 42;
+
+/// The `Location` of a success: an absolute URL, with its example.
+fn location_header(location: Location) -> Header {
+    HeaderBuilder::new()
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::Custom("uri".to_owned()))),
+        ))
+        .description(Some(location.description))
+        .example(Some((location.example)().into()))
         .build()
 }

@@ -154,6 +154,19 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
             .items(RefOr::T(item))
             .into();
     }
+    if field.kind == FieldType::Object {
+        let children = field.children.unwrap_or_default();
+        let object = match direction {
+            Direction::Response => object_of(children, direction),
+            Direction::Request | Direction::Form | Direction::Query => {
+                return request_schema(children, false);
+            }
+        };
+        return object
+            .title(Some(field.label))
+            .read_only(field.read_only)
+            .into();
+    }
     let kind = match field.kind {
         FieldType::Boolean => Type::Boolean,
         FieldType::Integer => Type::Integer,

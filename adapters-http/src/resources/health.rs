@@ -114,6 +114,7 @@ impl Answer for Health {
     const REPLY: Reply = Reply {
         status: 200,
         body: ReplyBody::One(AnswerObject::of::<Health>()),
+        location: None,
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {

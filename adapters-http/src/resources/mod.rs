@@ -30,4 +30,5 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &devices::PORT_SCHEMA,
     &profile::PROFILE_SCHEMA,
     &health::READINESS_SCHEMA,
+    &devices::REBOOT_SCHEMA,
 ];

@@ -1,8 +1,9 @@
 //! Clients generated from `/openapi.json` work: a Python client
 //! (openapi-python-client, which must generate it without a warning) and a
 //! TypeScript one (openapi-typescript's types for openapi-fetch, type-checked
-//! with tsc and run with tsx) each log in, list the devices, reboot one and
-//! log out against a live server (`tests/clients/walkthrough.*`).
+//! with tsc and run with tsx) each log in, list the devices, reboot one,
+//! follow the reboot's command from its `Location`, and log out against a
+//! live server (`tests/clients/walkthrough.*`).
 
 use crate::api_lint::api_tools;
 use crate::support::*;
@@ -77,6 +78,7 @@ fn assert_walked(fixture: &Fixture, printed: &str) {
             "login": 201,
             "list": [200, ["garage-pi", "kitchen-pi"]],
             "reboot": [202, "Reboot signal dispatched."],
+            "command": [200, "pending"],
             "logout": 204,
             "after_logout": [401, INVALID_TOKEN],
         })

@@ -35,6 +35,7 @@ pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/devices/", &["get"]),
     ("/devices/{serial}/", &["delete", "get", "patch", "put"]),
     ("/devices/{serial}/commands/", &["get"]),
+    ("/devices/{serial}/commands/{id}/", &["get"]),
     ("/devices/{serial}/ports/", &["get"]),
     ("/devices/{serial}/reboot/", &["post"]),
     ("/health/live/", &["get"]),
@@ -198,6 +199,7 @@ fn operations_have_the_ids_and_descriptions_client_generators_use() {
         "getDevice",
         "rebootDevice",
         "listDeviceCommands",
+        "getDeviceCommand",
         "logoutEverywhere",
     ] {
         assert!(ids.contains(id), "{id} missing from {ids:?}");
@@ -278,6 +280,24 @@ fn every_failure_answers_with_a_drf_body_the_document_names() {
     }
     assert!(responses["Unauthorized"]["headers"]["WWW-Authenticate"].is_object());
     assert!(responses["Throttled"]["headers"]["Retry-After"].is_object());
+    // A reboot's answer says where its command is read.
+    let accepted = &doc["paths"]["/devices/{serial}/reboot/"]["post"]["responses"]["202"];
+    let location = &accepted["headers"]["Location"];
+    assert_eq!(location["schema"]["format"], "uri", "{location}");
+    let example = location["example"].as_str().expect("a Location example");
+    let command = doc["paths"]["/devices/{serial}/commands/{id}/"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters");
+    let serial = command[0]["example"].as_str().expect("a serial example");
+    let id = command[1]["example"].as_str().expect("an id example");
+    assert!(
+        example.ends_with(&format!("/devices/{serial}/commands/{id}/")),
+        "{example}"
+    );
+    assert_eq!(
+        accepted["content"]["application/json"]["example"]["command"]["id"],
+        id
+    );
     let device = &doc["components"]["schemas"]["Device"];
     assert_eq!(device["required"].as_array().map(Vec::len), Some(18));
     assert_eq!(

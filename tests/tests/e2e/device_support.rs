@@ -224,14 +224,16 @@ pub fn poll(server: &Server, token: &str, wait: u64) -> Vec<Value> {
         .clone()
 }
 
-/// `POST /devices/{serial}/reboot/` by the owner; asserts the 202.
+/// `POST /devices/{serial}/reboot/` by the owner; asserts the 202 with
+/// `detail` and the reboot's `command`, and returns the command.
 #[track_caller]
-pub fn reboot(server: &Server, owner_token: &str, serial: &str) {
-    server
-        .post(&reboot_path(serial))
-        .token(owner_token)
-        .send()
-        .expect_detail(202, REBOOT_DISPATCHED);
+pub fn reboot(server: &Server, owner_token: &str, serial: &str) -> Value {
+    let reply = server.post(&reboot_path(serial)).token(owner_token).send();
+    reply.expect_status(202);
+    let body = reply.json();
+    assert_eq!(keys(&body), ["command", "detail"], "{reply}");
+    assert_eq!(body["detail"], REBOOT_DISPATCHED, "{reply}");
+    body["command"].clone()
 }
 
 /// `POST /agent/commands/{id}/ack/` with this body and the device's token.

@@ -305,23 +305,23 @@ fn a_reboot_is_202_and_may_be_asked_for_again() {
     let alice = server.account("alice@example.com");
     let serial = server.device_serial(&alice.email);
     let path = format!("/devices/{serial}/reboot/");
-    let dispatched = json!({"detail": "Reboot signal dispatched."});
-    server
-        .post(&path)
-        .token(&alice.token)
-        .send()
-        .expect(202, dispatched.clone());
-    server
-        .post(&path)
-        .token(&alice.token)
-        .send()
-        .expect(202, dispatched.clone());
-    server
+    let dispatched = |reply: &Reply| {
+        reply.expect_status(202);
+        let body = reply.json();
+        assert_eq!(body["detail"], "Reboot signal dispatched.", "{reply}");
+        body["command"].clone()
+    };
+    let first = dispatched(&server.post(&path).token(&alice.token).send());
+    assert_eq!(first["status"], "pending", "{first}");
+    // Asked for again while it is pending: the same command, not a second one.
+    let again = dispatched(&server.post(&path).token(&alice.token).send());
+    assert_eq!(again, first);
+    let with_body = server
         .post(&path)
         .token(&alice.token)
         .json(&json!({}))
-        .send()
-        .expect(202, dispatched);
+        .send();
+    assert_eq!(dispatched(&with_body), first);
     // The device itself is unchanged.
     assert_device_shape(&server, &detail(&server, &alice.token, &serial));
 }

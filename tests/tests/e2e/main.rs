@@ -93,6 +93,7 @@ mod postgres_cli;
 mod postgres_tls;
 mod profile;
 mod readme;
+mod reboot_command;
 mod register;
 mod security_accounts;
 mod security_passwords;

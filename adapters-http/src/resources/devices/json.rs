@@ -180,19 +180,22 @@ impl Described for PortJson {
     }
 }
 
+/// The fields of a command of a device, as its owner sees it.
+pub const COMMAND_RECORD_FIELDS: &[Field] = &[
+    shown("id", "Id", FieldType::String).format("uuid"),
+    shown("action", "Action", FieldType::String).choices(&Action::CODES),
+    shown("status", "Status", FieldType::String).choices(&CommandState::CODES),
+    shown("issued_time", "Issued time", FieldType::Datetime),
+    shown("delivered_time", "Delivered time", FieldType::Datetime).nullable(),
+    shown("acked_time", "Acked time", FieldType::Datetime).nullable(),
+    shown("detail", "Detail", FieldType::String),
+];
+
 /// A command in a device's history, as its owner sees it.
 pub const COMMAND_RECORD_SCHEMA: ObjectSchema = ObjectSchema {
     name: "CommandRecord",
     description: "A command of the device: what was asked, when, and where it stands.",
-    fields: &[
-        shown("id", "Id", FieldType::String).format("uuid"),
-        shown("action", "Action", FieldType::String).choices(&Action::CODES),
-        shown("status", "Status", FieldType::String).choices(&CommandState::CODES),
-        shown("issued_time", "Issued time", FieldType::Datetime),
-        shown("delivered_time", "Delivered time", FieldType::Datetime).nullable(),
-        shown("acked_time", "Acked time", FieldType::Datetime).nullable(),
-        shown("detail", "Detail", FieldType::String),
-    ],
+    fields: COMMAND_RECORD_FIELDS,
 };
 
 /// A command of a device's history as its owner sees it.

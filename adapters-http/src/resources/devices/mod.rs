@@ -1,14 +1,16 @@
 //! `/devices/`: the account's devices, their ports, their commands, reboots.
 
 mod json;
+mod reboot;
 
 pub use json::{
     COMMAND_RECORD_SCHEMA, CommandRecordJson, DEVICE_FIELDS, DEVICE_SCHEMA, DeviceJson,
     PORT_FIELDS, PORT_SCHEMA, PortJson,
 };
 pub(crate) use json::{DEVICE_DESCRIPTION, DEVICE_NAME, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
+pub use reboot::REBOOT_SCHEMA;
 
-use crate::answer::{Detail, Json, NoContent};
+use crate::answer::{Json, NoContent};
 use crate::description::examples as ex;
 use crate::description::{Parameter, Tag};
 use crate::error::ApiError;
@@ -20,9 +22,6 @@ use actix_web::web::Data;
 use application::ports::DeviceChanges;
 use domain::{DeviceDescription, DeviceName};
 use serde_json::{Map, Value};
-
-/// The answer to a reboot.
-const REBOOT_DISPATCHED: Detail = Detail::new("Reboot signal dispatched.");
 
 /// The `{serial}` of a device's paths.
 const SERIAL: Parameter = Parameter {
@@ -74,6 +73,14 @@ pub fn routes() -> Vec<Route> {
         .get("listDeviceCommands", "List a device's commands", commands)
         .fails(&[404]),
         device_route(
+            "/devices/{serial}/commands/{id}/",
+            "Device Command",
+            "One command of the device, as a reboot's `Location` names it, with its\nstatus: pending, delivered, received, done, failed or lapsed.",
+        )
+        .parameter(reboot::COMMAND_ID)
+        .get("getDeviceCommand", "Show one of a device's commands", reboot::command)
+        .fails(&[404]),
+        device_route(
             "/devices/{serial}/ports/",
             "Device Ports",
             "The ports the device's agent last reported as listening.",
@@ -83,10 +90,9 @@ pub fn routes() -> Vec<Route> {
         device_route(
             "/devices/{serial}/reboot/",
             "Device Reboot",
-            "Dispatch a reboot signal to the device. No body needed.",
+            "Dispatch a reboot signal to the device. No body needed. The answer names the\nreboot's command (a reboot already under way is not queued twice: its command\nis the one named), and `Location` gives the command's URL.",
         )
-        .post("rebootDevice", "Reboot a device", reboot)
-        .answer_example(REBOOT_DISPATCHED)
+        .post("rebootDevice", "Reboot a device", reboot::reboot)
         .fails(&[404]),
     ]
 }
@@ -263,14 +269,4 @@ async fn commands(
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(Json(commands.iter().map(CommandRecordJson::from).collect()))
-}
-
-/// `POST /devices/{serial}/reboot/`: 202 once the signal is queued.
-async fn reboot(
-    state: Data<HttpState>,
-    user: User,
-    SerialPath(serial): SerialPath,
-) -> Result<Json<Detail, 202>, ApiError> {
-    state.app.devices.reboot(&user.account, &serial).await?;
-    Ok(Json(REBOOT_DISPATCHED))
 }
