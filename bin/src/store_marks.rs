@@ -132,7 +132,33 @@ pub fn shown(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shown;
+    use super::{open_served, shown};
+    use adapters_sqlite::ServingLock;
+
+    #[test]
+    fn a_server_does_not_start_while_a_tool_has_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("devmgr.db");
+        let url = format!("sqlite://{}", path.display());
+        let tool = ServingLock::exclusive(&path).unwrap();
+        let refused = actix_web::rt::System::new().block_on(open_served(&url));
+        assert_eq!(
+            refused.err().map(|e| e.0),
+            Some(format!(
+                "a devmgr restore or copy-store is working on {url}; start the server once it \
+                 has finished"
+            ))
+        );
+        assert!(!path.exists(), "the database was not even opened");
+        drop(tool);
+        actix_web::rt::System::new().block_on(async {
+            open_served(&url).await.unwrap();
+            // While it serves, a tool cannot have the database.
+            assert!(ServingLock::exclusive(&path).is_err());
+        });
+        // The server's system is gone, and its mark with it.
+        ServingLock::exclusive(&path).unwrap();
+    }
 
     #[test]
     fn passwords_never_show() {
