@@ -2,8 +2,9 @@
 //! page or probe took. It applies what must come before a handler's
 //! extractors, in DRF's order (`docs/api.md`, Conventions): the
 //! trailing-slash redirect, 404, an invalid token (401, on any route),
-//! OPTIONS, 401 before 405, 405, throttling. The endpoint's own extractors
-//! then read the caller, the path and the body themselves.
+//! OPTIONS, 401 before 405, 405, permissions (closed registration),
+//! throttling. The endpoint's own extractors then read the caller, the path
+//! and the body themselves.
 
 use crate::body::PARSES;
 use crate::error::ApiError;
@@ -77,6 +78,9 @@ async fn serve(
     };
     if !allowed {
         return Err(scheme.not_provided());
+    }
+    if let Some(permission) = endpoint.permission {
+        permission(state(req)?)?;
     }
     if endpoint.throttled
         && let Some(throttle) = &state(req)?.throttle

@@ -29,9 +29,13 @@ impl From<LoginError> for ApiError {
     }
 }
 
+/// The 403 of registering on a server whose registration is closed.
+pub(crate) const REGISTRATION_CLOSED: &str = "Registration is closed.";
+
 impl From<RegisterError> for ApiError {
     fn from(error: RegisterError) -> Self {
         match error {
+            RegisterError::Closed => ApiError::Forbidden(REGISTRATION_CLOSED),
             RegisterError::DuplicateEmail => {
                 ApiError::field("email", "An account with this e-mail already exists.")
             }

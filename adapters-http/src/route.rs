@@ -59,8 +59,16 @@ pub struct Endpoint {
     pub request_example: Option<RequestExample>,
     /// The 400 answer the document shows, when the operation has its own.
     pub bad_request_example: Option<Value>,
+    /// Refuses every caller while the server is configured so (as a DRF
+    /// permission class): checked after authentication, before throttling
+    /// and before the body is read.
+    pub permission: Option<Permission>,
     serve: Serve,
 }
+
+/// A check of the server's configuration that refuses a request with its
+/// error (closed registration answers 403).
+pub type Permission = fn(&crate::state::HttpState) -> Result<(), ApiError>;
 
 /// An example of a request body: a value of the body type, written back as
 /// the JSON object a client sends.
@@ -121,6 +129,7 @@ impl Endpoint {
             answer_example: None,
             request_example: None,
             bad_request_example: None,
+            permission: None,
             serve,
         }
     }
@@ -247,6 +256,14 @@ impl Route {
     pub fn throttled(mut self) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.throttled = true;
+        }
+        self
+    }
+
+    /// Refuses the last method added whenever `permission` does.
+    pub fn permission(mut self, permission: Permission) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.permission = Some(permission);
         }
         self
     }

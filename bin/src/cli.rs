@@ -11,13 +11,19 @@ mod store_args;
 
 pub use store_args::{BackupArgs, CopyStoreArgs, RestoreArgs};
 
-/// The address `serve` binds by default, and the base of printed URLs.
+/// The address `serve` binds by default.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8000";
 
 /// devmgr: a self-hosted device-management server.
 #[derive(Debug, Parser)]
 #[command(name = "devmgr", version, about, propagate_version = true)]
 pub struct Cli {
+    /// Read options from this TOML file: its keys are the options' long
+    /// names with underscores (`bind`, `database_url`, `public_url`, …).
+    /// Flags beat the environment, which beats the file.
+    #[arg(long, global = true, env = "DEVMGR_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// Database to use: `sqlite://relative/path.db`, `sqlite:///absolute/path.db`, or
     /// `postgres://user[:password]@host[:port]/database` (shared by several instances).
     #[arg(
@@ -32,6 +38,11 @@ pub struct Cli {
     /// By default, `http://` and the request's Host header.
     #[arg(long, global = true, env = "DEVMGR_PUBLIC_URL")]
     pub public_url: Option<String>,
+
+    /// Address and port `serve` listens on (port 0 picks a free one). Other
+    /// commands print links to it when --public-url is not set.
+    #[arg(long, global = true, env = "DEVMGR_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
 
     /// How log lines are written on stderr: `text` for people, `json` (one
     /// object a line) for log collectors.
@@ -52,13 +63,14 @@ pub struct Cli {
 
 impl Cli {
     /// Parses a command line: `devmgr` and its arguments (options missing
-    /// from it are read from the environment, as for the binary).
+    /// from it are read from the environment, then from the configuration
+    /// file, as for the binary).
     pub fn from_args<I, T>(args: I) -> Result<Self, crate::CommandError>
     where
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        Self::try_parse_from(args).map_err(|error| crate::CommandError(error.to_string()))
+        crate::config_file::parse(args).map_err(|error| crate::CommandError(error.to_string()))
     }
 }
 
@@ -88,9 +100,10 @@ pub enum Command {
 /// Options of `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address and port to listen on (port 0 picks a free one).
-    #[arg(long, env = "DEVMGR_BIND", default_value = DEFAULT_BIND)]
-    pub bind: String,
+    /// Who may create an account: `open` (anyone, with POST /register/ or
+    /// the console) or `closed` (accounts come from `devmgr user create`).
+    #[arg(long, env = "DEVMGR_REGISTRATION", value_enum, default_value_t = RegistrationArg::Open)]
+    pub registration: RegistrationArg,
     /// Write each outgoing e-mail as an .eml file in this folder instead of logging it.
     #[arg(long, env = "DEVMGR_MAIL_DIR", conflicts_with = "smtp_url")]
     pub mail_dir: Option<PathBuf>,
@@ -166,6 +179,24 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line, for log collectors.
     Json,
+}
+
+/// Who may create an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RegistrationArg {
+    /// Anyone may register.
+    Open,
+    /// Only an operator makes accounts (`devmgr user create`).
+    Closed,
+}
+
+impl From<RegistrationArg> for application::Registration {
+    fn from(arg: RegistrationArg) -> Self {
+        match arg {
+            RegistrationArg::Open => Self::Open,
+            RegistrationArg::Closed => Self::Closed,
+        }
+    }
 }
 
 /// Whether throttling is on.

@@ -7,6 +7,7 @@
 
 pub mod cli;
 mod commands;
+mod config_file;
 pub mod database_url;
 mod limits;
 mod mailer;
@@ -15,7 +16,6 @@ pub mod server;
 mod store_marks;
 mod wiring;
 
-use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -33,7 +33,7 @@ impl CommandError {
 
 /// Runs the command line and returns the process's exit status.
 pub fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match config_file::parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();

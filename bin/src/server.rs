@@ -55,6 +55,7 @@ pub async fn start(
             max_failures: args.login_max_failures,
             period: Duration::seconds(i64::from(args.login_lockout)),
         }),
+        registration: args.registration.into(),
         ..Settings::default()
     };
     let listener = listen()?;

@@ -2,12 +2,13 @@
 //! password.
 
 use super::auth::{AuthToken, EMAIL};
-use crate::answer::{NoContent, SecretJson};
+use crate::answer::{Detail, NoContent, SecretJson};
 use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{PasswordChangeTurn, User, Valid};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
+use crate::refusals::REGISTRATION_CLOSED;
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
@@ -32,6 +33,8 @@ pub fn routes() -> Vec<Route> {
         .request_example(EmailBody {
             email: ex::new_email(),
         })
+        .permission(registration_open)
+        .failure_example(403, Detail::new(REGISTRATION_CLOSED))
         .throttled(),
         Route::new(
             Tag::Accounts,
@@ -95,6 +98,16 @@ impl ToForm for PasswordChange {
             form.extend(form_of([(&OLD_PASSWORD, old_password.as_str().into())]));
         }
         form
+    }
+}
+
+/// Refuses registering while the server's registration is closed
+/// (`--registration closed`), before the body is read or throttled.
+fn registration_open(state: &HttpState) -> Result<(), ApiError> {
+    if state.app.accounts.registration_is_open() {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(REGISTRATION_CLOSED))
     }
 }
 

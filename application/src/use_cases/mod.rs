@@ -59,6 +59,19 @@ pub struct Settings {
     pub console_idle: Duration,
     /// How the outbox worker retries.
     pub mail: MailRetry,
+    /// Whether anyone may create an account (`POST /register/`, the
+    /// console's registration page).
+    pub registration: Registration,
+}
+
+/// Whether accounts may be created by registering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Registration {
+    /// Anyone may register.
+    #[default]
+    Open,
+    /// Accounts come only from an operator (`devmgr user create`).
+    Closed,
 }
 
 /// How the outbox worker retries mail that could not be delivered.
@@ -105,6 +118,7 @@ impl Default for Settings {
             }),
             console_idle: Duration::days(14),
             mail: MailRetry::default(),
+            registration: Registration::Open,
         }
     }
 }
@@ -157,6 +171,7 @@ impl Services {
                 secrets: secrets.clone(),
                 lockout: lockout.clone(),
                 verification_mail: verification_mail.clone(),
+                registration: settings.registration,
             },
             sessions: Sessions {
                 accounts: ports.accounts.clone(),

@@ -8,7 +8,7 @@ mod restore;
 mod serve;
 mod user;
 
-use crate::cli::{Cli, Command, DEFAULT_BIND, DeviceCommand, UserCommand};
+use crate::cli::{Cli, Command, DeviceCommand, UserCommand};
 use crate::{CommandError, wiring};
 use adapters_http::HttpMailLinks;
 use adapters_mail::LogMailer;
@@ -52,7 +52,7 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     let (database, _) = wiring::open_store(&cli.database_url).await?;
-    let links = HttpMailLinks::new(cli.public_url.as_deref(), DEFAULT_BIND);
+    let links = HttpMailLinks::new(cli.public_url.as_deref(), &reachable(&cli.bind));
     let hasher = wiring::hasher(wiring::HashLimits::default()).await?;
     Ok(wiring::application(
         database,
@@ -64,12 +64,29 @@ async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     ))
 }
 
-/// The base of URLs printed by one-shot commands.
+/// The base of URLs printed by one-shot commands: `--public-url`, else the
+/// address `serve` is told to listen on (`--bind`).
 fn base_url(cli: &Cli) -> String {
     cli.public_url
         .as_deref()
         .map(|url| url.trim_end_matches('/').to_owned())
-        .unwrap_or_else(|| format!("http://{DEFAULT_BIND}"))
+        .unwrap_or_else(|| format!("http://{}", reachable(&cli.bind)))
+}
+
+/// `bind` as a client on this machine reaches it: a wildcard address
+/// (`0.0.0.0`, `[::]`) listens on loopback too, which a link can name.
+fn reachable(bind: &str) -> String {
+    match bind.parse::<std::net::SocketAddr>() {
+        Ok(address) if address.ip().is_unspecified() => {
+            let loopback: std::net::IpAddr = if address.is_ipv4() {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            };
+            std::net::SocketAddr::new(loopback, address.port()).to_string()
+        }
+        _ => bind.to_owned(),
+    }
 }
 
 /// Prints one JSON object on stdout, for programs.
@@ -78,4 +95,18 @@ fn print_json(value: &Value) -> Result<(), CommandError> {
     writeln!(stdout, "{value}")
         .and_then(|()| stdout.flush())
         .map_err(CommandError::from_display)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reachable;
+
+    #[test]
+    fn printed_links_name_the_bound_address_or_loopback_for_a_wildcard() {
+        assert_eq!(reachable("127.0.0.1:8000"), "127.0.0.1:8000");
+        assert_eq!(reachable("192.0.2.7:9000"), "192.0.2.7:9000");
+        assert_eq!(reachable("0.0.0.0:8080"), "127.0.0.1:8080");
+        assert_eq!(reachable("[::]:8443"), "[::1]:8443");
+        assert_eq!(reachable("devmgr.lan:8000"), "devmgr.lan:8000");
+    }
 }

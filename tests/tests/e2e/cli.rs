@@ -309,7 +309,14 @@ e2e!(the_demo_account_works_against_a_running_server);
 fn the_demo_account_works_against_a_running_server() {
     let server = Server::start();
     let demo = server.cli(&["demo"]);
-    for key in ["email", "password", "token", "curl"] {
+    for key in [
+        "email",
+        "password",
+        "token",
+        "install_token",
+        "curl",
+        "agent",
+    ] {
         assert!(demo[key].is_string(), "demo prints {key}: {demo:#}");
     }
     let token = string(&demo, "token");
@@ -328,6 +335,23 @@ fn the_demo_account_works_against_a_running_server() {
     let devices = server.get("/devices/").token(&token).send().json();
     let devices = devices.as_array().expect("an array");
     assert!(!devices.is_empty(), "the demo account has devices");
+    assert!(
+        devices.iter().all(|device| device["online"] == false),
+        "no agent runs behind the demo devices: none shows online\n{devices:#?}"
+    );
+
+    // The printed agent line enrols a device with the account's install token.
+    let agent = string(&demo, "agent");
+    let install_token = string(&demo, "install_token");
+    assert!(
+        agent.starts_with("devmgr-agent install --server ") && agent.contains(&install_token),
+        "{agent}"
+    );
+    server
+        .post("/install/")
+        .json(&serde_json::json!({"install_token": install_token, "name": "laptop"}))
+        .send()
+        .expect_status(201);
 }
 
 e2e!(the_command_line_writes_while_the_server_runs);

@@ -22,7 +22,7 @@ pub use console::*;
 pub use db::{Account, Backend, Db, on_backend};
 pub use html::*;
 pub use http::{Call, Reply};
-pub use process::{assert_refused, devmgr, run, stdout_json};
+pub use process::{BIN, assert_refused, devmgr, run, stdout_json};
 pub use server::{DatabaseUrlAt, Server, ServerBuilder};
 
 /// A password that passes every rule for the addresses and names used here.

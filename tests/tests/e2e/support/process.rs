@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// The binary under test, built by cargo from the `devmgr` library's entry point.
-const BIN: &str = env!("CARGO_BIN_EXE_devmgr-under-test");
+pub const BIN: &str = env!("CARGO_BIN_EXE_devmgr-under-test");
 
 /// How long a server may take to print its `{"listening": …}` line.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
