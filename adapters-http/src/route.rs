@@ -7,7 +7,7 @@
 
 use crate::answer::Answer;
 use crate::auth::Scheme;
-use crate::description::{Described, Parameter, Reply, Tag, error_json, to_json};
+use crate::description::{Described, ObjectSchema, Parameter, Reply, Tag, error_json, to_json};
 use crate::error::ApiError;
 use crate::extract::{Access, Extractor};
 use crate::fields::{Field, ToForm, reads_back};
@@ -40,9 +40,10 @@ pub struct Endpoint {
     /// Whether the dispatcher reads the caller's credentials first (and
     /// refuses invalid ones); probes read none.
     pub reads_credentials: bool,
-    /// Answers other than success and the common failures, with the body
-    /// the document shows for each (a probe's 503).
-    pub failure_examples: Vec<(u16, Value)>,
+    /// Answers other than success and the common failures, with the schema
+    /// and the body the document shows for each (a probe's 503, closed
+    /// registration's 403).
+    pub failure_examples: Vec<(u16, &'static ObjectSchema, Value)>,
     /// One line on what it does.
     pub summary: &'static str,
     /// Its answer on success: read from its handler's return type.
@@ -286,10 +287,12 @@ impl Route {
     }
 
     /// Documents that the last method added answers `status` with `body`,
-    /// a value of its own answer type.
+    /// a value of a described answer type (its own, or `Detail`).
     pub fn failure_example<A: Described>(mut self, status: u16, body: A) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.failure_examples.push((status, to_json(&body)));
+            endpoint
+                .failure_examples
+                .push((status, A::SCHEMA, to_json(&body)));
         }
         self
     }

@@ -8,7 +8,7 @@ use crate::answer::Detail;
 use crate::auth::Scheme;
 use crate::description::{AnswerObject, Location, error_json, to_json};
 use crate::error::{ApiError, NON_FIELD_ERRORS};
-use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS};
+use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS, ObjectSchema};
 use crate::route_table::{Endpoint, ReplyBody};
 use serde_json::Value;
 use utoipa::openapi::header::{Header, HeaderBuilder};
@@ -40,10 +40,10 @@ pub(super) fn responses(endpoint: &Endpoint) -> Vec<(u16, RefOr<Response>)> {
     if reads_input || endpoint.failures.contains(&400) {
         fails(400, response_ref("BadRequest"));
     }
-    for (status, example) in &endpoint.failure_examples {
+    for (status, schema, example) in &endpoint.failure_examples {
         fails(
             *status,
-            RefOr::T(own_failure(endpoint, *status, example.clone())),
+            RefOr::T(own_failure(*status, schema, example.clone())),
         );
     }
     if endpoint.reads_credentials {
@@ -128,21 +128,19 @@ fn success(endpoint: &Endpoint) -> Response {
     .build()
 }
 
-/// A failure of the endpoint's own: its answer type, with `example`.
-fn own_failure(endpoint: &Endpoint, status: u16, example: Value) -> Response {
+/// A failure of the endpoint's own: a body of `schema`, with `example`.
+fn own_failure(status: u16, schema: &ObjectSchema, example: Value) -> Response {
     let description = match status {
         503 => "Not ready: something the server needs does not answer.",
         _ => "A failure of this operation's own.",
     };
-    let builder = ResponseBuilder::new().description(description);
-    match endpoint.reply.body {
-        ReplyBody::One(object) | ReplyBody::OneOrPage(object) => builder.content(
+    ResponseBuilder::new()
+        .description(description)
+        .content(
             "application/json",
-            json_content(schema_ref(object.schema.name), example),
-        ),
-        _ => builder,
-    }
-    .build()
+            json_content(schema_ref(schema.name), example),
+        )
+        .build()
 }
 
 fn bad_request_or_page(example: Value) -> Response {
