@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 use tempfile::TempDir;
 
@@ -32,9 +32,44 @@ thread_local! {
 }
 
 /// Runs `test` with `backend` as the backend of [`Db::new`] on this thread.
+/// PostgreSQL tests wait for a [turn](PostgresTurn) first.
 pub fn on_backend(backend: Backend, test: fn()) {
     BACKEND.set(Some(backend));
+    let _turn = (backend == Backend::Postgres).then(PostgresTurn::take);
     test();
+}
+
+/// PostgreSQL tests that run at once. Each holds connections for its
+/// servers (a pool of up to 16, a listening session and a serving mark
+/// each; some tests run two servers, or load one until its pool is full),
+/// and the test server takes 100 clients in all (PostgreSQL's default).
+const POSTGRES_TESTS_AT_ONCE: usize = 6;
+
+/// How many PostgreSQL tests run, and the signal that one ended.
+static POSTGRES_RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// One PostgreSQL test's turn: taken before it starts, given back when it
+/// ends, even by a panic.
+struct PostgresTurn;
+
+impl PostgresTurn {
+    fn take() -> Self {
+        let (running, ended) = &POSTGRES_RUNNING;
+        let mut running = running.lock().unwrap_or_else(PoisonError::into_inner);
+        while *running >= POSTGRES_TESTS_AT_ONCE {
+            running = ended.wait(running).unwrap_or_else(PoisonError::into_inner);
+        }
+        *running += 1;
+        Self
+    }
+}
+
+impl Drop for PostgresTurn {
+    fn drop(&mut self) {
+        let (running, ended) = &POSTGRES_RUNNING;
+        *running.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
+        ended.notify_one();
+    }
 }
 
 /// The backend of the test running on this thread.
