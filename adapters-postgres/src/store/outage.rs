@@ -7,10 +7,11 @@
 use application::StoreError;
 use deadpool_postgres::PoolError;
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
+use tokio::time::Instant;
 
 /// Whether the last unit of work found the database out of reach, and
 /// nothing has reached it since: later units then get a short budget
@@ -19,10 +20,31 @@ use tokio::sync::futures::Notified;
 /// Finding the database out of reach also ends every wait for a pooled
 /// connection at once: those would only wait for connections that are
 /// stuck or gone.
-#[derive(Debug, Default)]
+///
+/// A unit that gets no answer in time while the database answers other
+/// units is not proof of an outage but of load (a thousand agents polling
+/// at once on a busy machine): [`no_answer_since`](Self::no_answer_since)
+/// tells the two apart.
+#[derive(Debug)]
 pub(crate) struct Reach {
     suspect: AtomicBool,
     lost: Notify,
+    /// What the times of answers are counted from.
+    base: Instant,
+    /// When the database last answered, in nanoseconds after `base` (plus
+    /// one: 0 is never).
+    last_answer: AtomicU64,
+}
+
+impl Default for Reach {
+    fn default() -> Self {
+        Self {
+            suspect: AtomicBool::new(false),
+            lost: Notify::new(),
+            base: Instant::now(),
+            last_answer: AtomicU64::new(0),
+        }
+    }
 }
 
 impl Reach {
@@ -34,6 +56,24 @@ impl Reach {
     /// The database answered (with rows or with an error of its own).
     pub(crate) fn answered(&self) {
         self.suspect.store(false, Ordering::Relaxed);
+        let at = u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last_answer
+            .fetch_max(at.saturating_add(1), Ordering::Relaxed);
+    }
+
+    /// Whether the database answered some unit after `instant`.
+    pub(crate) fn answered_since(&self, instant: Instant) -> bool {
+        let since = instant.saturating_duration_since(self.base).as_nanos();
+        u128::from(self.last_answer.load(Ordering::Relaxed)) > since.saturating_add(1)
+    }
+
+    /// A unit begun at `began` got no connection or no answer in time: the
+    /// database is out of reach, unless it answered another unit meanwhile
+    /// (it is busy, not gone: the other units go on).
+    pub(crate) fn no_answer_since(&self, began: Instant) {
+        if !self.answered_since(began) {
+            self.lost();
+        }
     }
 
     /// The database proved out of reach.
@@ -178,6 +218,26 @@ mod tests {
         assert!(reach.suspect());
         reach.answered();
         assert!(!reach.suspect());
+    }
+
+    #[test]
+    fn no_answer_in_time_is_a_loss_unless_another_unit_was_answered_meanwhile() {
+        let reach = Reach::default();
+        let began = Instant::now();
+        std::thread::sleep(Duration::from_millis(2));
+        reach.answered();
+        reach.no_answer_since(began);
+        assert!(
+            !reach.suspect(),
+            "answered after the unit began: busy, not gone"
+        );
+        let later = Instant::now();
+        std::thread::sleep(Duration::from_millis(2));
+        reach.no_answer_since(later);
+        assert!(
+            reach.suspect(),
+            "no answer since the unit began: out of reach"
+        );
     }
 
     #[tokio::test]

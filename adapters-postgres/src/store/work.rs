@@ -8,7 +8,7 @@
 use super::PgStore;
 use super::outage;
 use application::StoreError;
-use deadpool_postgres::{Client, Object, Transaction};
+use deadpool_postgres::{Client, Object, PoolError, Transaction};
 use futures_util::future::BoxFuture;
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::time::Duration;
@@ -109,37 +109,49 @@ impl PgStore {
         let client = self.client(what, started + budget).await;
         let client = client.inspect_err(|e| {
             if e.is_unavailable() {
-                self.reach.lost();
+                self.reach.no_answer_since(started);
             }
         })?;
+        let lent = Instant::now();
         let due = if suspect {
             started + SUSPECT_BUDGET
         } else {
-            Instant::now() + WORK_TIMEOUT
+            lent + WORK_TIMEOUT
         };
         Ok(Checkout {
             client: Some(client),
             due,
-            budget: due.saturating_duration_since(Instant::now()),
+            budget: due.saturating_duration_since(lent),
+            lent,
         })
     }
 
     /// A pooled connection, by `deadline`, unless another unit finds the
     /// database out of reach meanwhile; the wait is recorded in
     /// `devmgr_db_pool_wait_seconds`.
+    ///
+    /// A new connection that could not be opened in time while the database
+    /// answered other units is load, not an outage: the unit waits for a
+    /// connection again, within its deadline.
     async fn client(&self, what: &'static str, deadline: Instant) -> Result<Client, StoreError> {
         let started = Instant::now();
         let lost = self.reach.next_loss();
-        let got = tokio::select! {
-            got = timeout_at(deadline, self.pool.get()) => match got {
-                Ok(Ok(client)) => Ok(client),
-                Ok(Err(e)) => Err(outage::pool_failure(what, e)),
-                Err(_) => Err(outage::timed_out(what, "database connection", deadline - started)),
-            },
-            () = lost => Err(outage::unreachable(
-                what,
-                "another request found the database out of reach meanwhile",
-            )),
+        tokio::pin!(lost);
+        let got = loop {
+            let tried = Instant::now();
+            let got = tokio::select! {
+                got = timeout_at(deadline, self.pool.get()) => match got {
+                    Ok(Ok(client)) => Ok(client),
+                    Ok(Err(PoolError::Timeout(_))) if self.reach.answered_since(tried) => continue,
+                    Ok(Err(e)) => Err(outage::pool_failure(what, e)),
+                    Err(_) => Err(outage::timed_out(what, "database connection", deadline - started)),
+                },
+                () = &mut lost => Err(outage::unreachable(
+                    what,
+                    "another request found the database out of reach meanwhile",
+                )),
+            };
+            break got;
         };
         metrics::histogram!("devmgr_db_pool_wait_seconds").record(started.elapsed().as_secs_f64());
         got
@@ -158,7 +170,7 @@ impl PgStore {
     ) -> Result<Option<T>, E> {
         let failure = match outcome {
             None => {
-                self.reach.lost();
+                self.reach.no_answer_since(checkout.lent);
                 let waited = checkout.budget;
                 return Err(outage::timed_out(what, "answer from the database", waited).into());
             }
@@ -190,6 +202,8 @@ struct Checkout {
     due: Instant,
     /// How long the work had, for the error.
     budget: Duration,
+    /// When the connection was lent.
+    lent: Instant,
 }
 
 impl Checkout {
