@@ -243,7 +243,17 @@ async function call(method, path, { body, auth } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (auth) headers.Authorization = auth;
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const send = () => fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response;
+  try {
+    response = await send();
+  } catch (error) {
+    // A kept-alive connection the server closed as it was reused (Node's
+    // fetch keeps idle connections 4 s by a coarse clock, the server 5 s):
+    // the request never arrived, so it is sent again, as an agent would.
+    if (!(error instanceof TypeError)) throw error;
+    response = await send();
+  }
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
