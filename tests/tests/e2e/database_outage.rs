@@ -717,9 +717,11 @@ fn check_answers(seen: &[Seen], timeline: &Timeline, problems: &mut Vec<String>)
         if unavailable_during[n] == 0 {
             problems.push(format!("no 503 at all during outage {}", n + 1));
         }
+        // A probe sent just before the outage and left without an answer
+        // counts: its 503 is what a prober sees first.
         let soon = seen.iter().any(|request| {
             request.route == Route::Ready
-                && request.started >= *from
+                && request.ended >= *from
                 && request.ended < (*from + NOT_READY_WITHIN).min(*to)
                 && request.answer.as_ref().is_ok_and(|a| a.status == 503)
         });
