@@ -71,6 +71,7 @@ pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
             processor_speed: Amount::from_stored(row.try_get(11).map_err(read)?),
             ram_capacity: Amount::from_stored(row.try_get(12).map_err(read)?),
         },
+        tags: domain::TagSet::default(),
         last_seen: row.try_get(13).map_err(read)?,
         created_time: row.try_get(14).map_err(read)?,
     })

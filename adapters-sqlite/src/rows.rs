@@ -69,6 +69,7 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
             processor_speed: Amount::from_stored(row.get(11)?),
             ram_capacity: Amount::from_stored(row.get(12)?),
         },
+        tags: domain::TagSet::default(),
         last_seen: row.get::<_, Option<i64>>(13)?.map(from_secs),
         created_time: from_secs(row.get(14)?),
     })

@@ -5,6 +5,7 @@ use crate::amount::Amount;
 use crate::bounded_text::{AgentVersion, DeviceDescription, DeviceName, OperatingSystem, Uname};
 use crate::listening_port::Port;
 use crate::machine_type::MachineType;
+use crate::tag::TagSet;
 use crate::time::Timestamp;
 use std::fmt;
 use thiserror::Error;
@@ -133,6 +134,8 @@ pub struct Device {
     pub wormhole_slug: String,
     /// What the agent last reported.
     pub facts: DeviceFacts,
+    /// Its tags.
+    pub tags: TagSet,
     /// When the agent last sent a heartbeat, if ever.
     pub last_seen: Option<Timestamp>,
     /// When the device was created.
@@ -234,6 +237,7 @@ mod tests {
             description: DeviceDescription::default(),
             wormhole_slug: "a-b-c".into(),
             facts: DeviceFacts::default(),
+            tags: crate::tag::TagSet::default(),
             last_seen: None,
             created_time: now,
         };

@@ -13,6 +13,8 @@ pub mod listening_port;
 pub mod machine_type;
 pub mod password;
 pub mod secret;
+pub mod selector;
+pub mod tag;
 pub mod text;
 pub mod time;
 
@@ -30,4 +32,6 @@ pub use email::EmailAddress;
 pub use listening_port::{Port, PortNumber, Protocol};
 pub use machine_type::MachineType;
 pub use secret::InstallToken;
+pub use selector::{Criteria, DeviceOrdering, OrderKey, Search, Selector, SelectorError};
+pub use tag::{Tag, TagChange, TagCount, TagSet, TooManyTags};
 pub use time::Timestamp;

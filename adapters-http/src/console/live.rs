@@ -148,6 +148,7 @@ mod tests {
                 description: BoundedText::parse("").unwrap(),
                 wormhole_slug: "calm-otter".into(),
                 facts: DeviceFacts::default(),
+                tags: domain::TagSet::default(),
                 last_seen: online.then_some(at),
                 created_time: at,
             },

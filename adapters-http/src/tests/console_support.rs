@@ -131,6 +131,7 @@ pub(crate) async fn device(api: &TestApi, email: &str, name: &str, online: bool)
         description: BoundedText::parse("").expect("a description"),
         facts: DeviceFacts::default(),
         online,
+        tags: domain::TagSet::default(),
     };
     let view = api
         .state()

@@ -8,7 +8,8 @@ use super::StoreError;
 use domain::secret::SecretHash;
 use domain::{
     AccountId, Command, CommandId, CommandOutcome, CommandRecord, Device, DeviceDescription,
-    DeviceName, FactsReport, MachineType, Port, Serial, Timestamp,
+    DeviceName, DeviceOrdering, FactsReport, MachineType, Port, Selector, Serial, TagChange,
+    TagCount, TagSet, Timestamp,
 };
 use thiserror::Error;
 
@@ -30,6 +31,49 @@ pub struct DeviceChanges {
     pub name: Option<DeviceName>,
     /// A new description.
     pub description: Option<DeviceDescription>,
+    /// New tags, replacing the old set.
+    pub tags: Option<TagSet>,
+}
+
+/// One page of a listing: `limit` devices after the first `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// At most this many devices (1–1000).
+    pub limit: u32,
+    /// After skipping this many.
+    pub offset: u64,
+}
+
+/// What to list: the selected devices in an order, all of them or one page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceQuery {
+    /// Which devices.
+    pub selector: Selector,
+    /// In what order.
+    pub ordering: DeviceOrdering,
+    /// Which of them (`None`: all).
+    pub window: Option<Window>,
+    /// A device whose last heartbeat is later than this is online (for the
+    /// selector's `online`).
+    pub online_after: Timestamp,
+}
+
+/// Some of the selected devices, and how many were selected in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DevicePage {
+    /// How many devices the selector selects.
+    pub count: u64,
+    /// Those in the query's window, in its order.
+    pub devices: Vec<Device>,
+}
+
+/// What a bulk change of tags came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retagged {
+    /// Every selected device was changed; this many were selected.
+    Matched(u64),
+    /// A selected device would carry more than 20 tags: nothing was changed.
+    TooManyTags,
 }
 
 /// A device enrolling through its agent, or enrolling again.
@@ -75,6 +119,24 @@ pub enum EnrolError {
 pub trait DeviceRepository: Send + Sync {
     /// Every device of the account, by creation time then serial.
     async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError>;
+    /// The account's devices the query selects, in its order and window,
+    /// with their count, in one query (whatever the fleet's size; a window
+    /// past the end may take a second one for the count).
+    async fn query(&self, owner: AccountId, query: &DeviceQuery) -> Result<DevicePage, StoreError>;
+    /// Every tag on at least one of the account's devices, by name, with
+    /// how many carry it.
+    async fn tag_counts(&self, owner: AccountId) -> Result<Vec<TagCount>, StoreError>;
+    /// Atomically: each device of the account the selector selects (online
+    /// as of `online_after`) loses the change's `remove` tags, then gains its
+    /// `add` tags; or, when one would carry more than 20, nothing changes.
+    /// Concurrent changes never interleave on one device.
+    async fn retag(
+        &self,
+        owner: AccountId,
+        selector: &Selector,
+        online_after: Timestamp,
+        change: &TagChange,
+    ) -> Result<Retagged, StoreError>;
     /// One device, only if it belongs to `owner`.
     async fn find_for(
         &self,

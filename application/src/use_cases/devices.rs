@@ -10,7 +10,7 @@ use chrono::Duration;
 use domain::device::wormhole_slug;
 use domain::{
     Account, CommandId, CommandRecord, CommandState, Device, DeviceDescription, DeviceFacts,
-    DeviceName, EmailAddress, Port, Serial,
+    DeviceName, EmailAddress, Port, Serial, TagSet,
 };
 use std::sync::Arc;
 use thiserror::Error;
@@ -71,6 +71,8 @@ pub struct DeviceSpec {
     pub facts: DeviceFacts,
     /// Whether to record a heartbeat now, so the device shows online.
     pub online: bool,
+    /// Its tags.
+    pub tags: TagSet,
 }
 
 /// Why a device could not be added.
@@ -266,6 +268,7 @@ impl Devices {
             description: spec.description,
             wormhole_slug: wormhole_slug(self.secrets.random_bytes()),
             facts: spec.facts,
+            tags: spec.tags,
             last_seen: spec.online.then_some(now),
             created_time: now,
         };
@@ -278,7 +281,12 @@ impl Devices {
     }
 }
 
+mod selection;
+pub use selection::{DevicesPage, Listing, PREVIEW, RetagError};
+
 #[cfg(test)]
 mod reboot_tests;
+#[cfg(test)]
+mod selection_tests;
 #[cfg(test)]
 mod tests;

@@ -21,8 +21,8 @@ pub use accounts::{
     Accounts, ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
 };
 pub use devices::{
-    AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, Devices, RebootError,
-    UpdateDeviceError,
+    AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, Devices, DevicesPage,
+    Listing, PREVIEW, RebootError, RetagError, UpdateDeviceError,
 };
 pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use housekeeping::Housekeeping;

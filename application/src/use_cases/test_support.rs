@@ -47,6 +47,7 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
         description: text(""),
         wormhole_slug: "calm-otter-abc123".into(),
         facts: DeviceFacts::default(),
+        tags: domain::TagSet::default(),
         last_seen,
         created_time: now(),
     }

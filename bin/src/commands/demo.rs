@@ -79,6 +79,7 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: amount(4096),
             },
             online: false,
+            tags: domain::TagSet::default(),
             serial: None,
         },
         DeviceSpec {
@@ -95,6 +96,7 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: amount(512),
             },
             online: false,
+            tags: domain::TagSet::default(),
             serial: None,
         },
         DeviceSpec {
@@ -111,6 +113,7 @@ fn devices() -> Vec<DeviceSpec> {
                 ram_capacity: amount(16384),
             },
             online: false,
+            tags: domain::TagSet::default(),
             serial: None,
         },
     ]

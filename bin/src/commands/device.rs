@@ -43,6 +43,7 @@ pub async fn add(
             ram_capacity: args.ram_capacity,
         },
         online: args.online,
+        tags: domain::TagSet::default(),
     };
     let view = app
         .devices

@@ -29,6 +29,7 @@ pub fn device(owner: AccountId, serial_byte: u8, created: Timestamp) -> Device {
         name: text(&format!("device-{serial_byte}")),
         description: text("desc"),
         wormhole_slug: format!("slug-{serial_byte}"),
+        tags: domain::TagSet::default(),
         facts: DeviceFacts {
             agent_version: text("1.0"),
             operating_system: text("Debian"),

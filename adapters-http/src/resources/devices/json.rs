@@ -123,6 +123,7 @@ impl Described for DeviceJson {
                 .expect("a valid description"),
             wormhole_slug: ex::WORMHOLE_SLUG.to_owned(),
             facts: ex::facts(),
+            tags: domain::TagSet::default(),
             last_seen: Some(ex::at(ex::ISSUED)),
             created_time: ex::at(ex::ISSUED),
         };
@@ -261,6 +262,7 @@ mod tests {
             description: DeviceDescription::default(),
             wormhole_slug: "slug".into(),
             facts: DeviceFacts::default(),
+            tags: domain::TagSet::default(),
             last_seen: None,
             created_time: chrono::DateTime::UNIX_EPOCH,
         };

@@ -55,12 +55,14 @@ pub fn routes() -> Vec<Route> {
         .request_example(DeviceReplacement(DeviceChanges {
             name: Some(DeviceName::parse(ex::DEVICE_NAME).expect("a valid name")),
             description: Some(example_description()),
+            tags: None,
         }))
         .fails(&[404])
         .patch("updateDevice", "Change a device's name or description", change)
         .request_example(DeviceChange(DeviceChanges {
             name: None,
             description: Some(example_description()),
+            tags: None,
         }))
         .fails(&[404])
         .delete("deleteDevice", "Delete a device", delete)
@@ -128,6 +130,7 @@ impl FromForm for DeviceReplacement {
         Ok(Self(DeviceChanges {
             name: Some(name?),
             description: description?,
+            tags: None,
         }))
     }
 }
@@ -150,6 +153,7 @@ impl FromForm for DeviceChange {
         Ok(Self(DeviceChanges {
             name: name?,
             description: description?,
+            tags: None,
         }))
     }
 }

@@ -136,6 +136,7 @@ async fn update_stores_the_changes_for_the_owner_only() {
     let changes = DeviceChanges {
         name: Some(text("attic")),
         description: None,
+        tags: None,
     };
     let view = app
         .devices
@@ -158,6 +159,7 @@ fn spec(name: &str) -> DeviceSpec {
         description: text(""),
         facts: DeviceFacts::default(),
         online: false,
+        tags: domain::TagSet::default(),
     }
 }
 

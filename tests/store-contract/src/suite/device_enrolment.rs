@@ -25,6 +25,7 @@ pub async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
         description: text(""),
         wormhole_slug: "slug-tok-1".into(),
         facts: DeviceFacts::default(),
+        tags: domain::TagSet::default(),
         last_seen: None,
         created_time: t0() + minutes(5),
     };
@@ -68,6 +69,7 @@ pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store:
             &DeviceChanges {
                 name: None,
                 description: Some(text("in the attic")),
+                tags: None,
             },
         )
         .await

@@ -75,6 +75,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
             &DeviceChanges {
                 name: Some(text("kitchen")),
                 description: None,
+                tags: None,
             },
         )
         .await
@@ -92,6 +93,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
             &DeviceChanges {
                 name: None,
                 description: Some(text("by the fridge")),
+                tags: None,
             },
         )
         .await
@@ -109,6 +111,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
             &DeviceChanges {
                 name: Some(text("hall")),
                 description: Some(text("")),
+                tags: None,
             },
         )
         .await
@@ -140,6 +143,7 @@ pub async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: imp
     let changes = DeviceChanges {
         name: Some(text("stolen")),
         description: Some(text("mine now")),
+        tags: None,
     };
 
     assert_eq!(
