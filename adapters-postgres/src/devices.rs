@@ -1,90 +1,27 @@
+//! The device repository on PostgreSQL.
+
 use crate::notifications::COMMANDS_CHANNEL;
 use crate::prepared;
-use crate::rows::{self, DEVICE_COLUMNS};
+use crate::rows::{self, DEVICE_COLUMNS, DEVICE_FIELDS};
 use crate::store::{Failure, PgStore, violates};
 use application::StoreError;
 use application::ports::{
-    CreateDeviceError, DeviceChanges, DeviceRepository, EnrolError, Enrolment,
+    CreateDeviceError, DeviceChanges, DevicePage, DeviceQuery, DeviceRepository, EnrolError,
+    Enrolment, Retagged,
 };
 use async_trait::async_trait;
 use deadpool_postgres::Transaction;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port,
-    Serial, Timestamp,
+    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, Port, Selector, Serial,
+    TagChange, TagCount, Timestamp,
 };
+use enrolment::{insert_enrolled, lock_device, rekey};
 
-/// The device with this serial, locked until the transaction ends.
-async fn lock_device<E>(
-    tx: &Transaction<'_>,
-    serial: &Serial,
-) -> Result<Option<Device>, Failure<E>> {
-    let sql = format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = $1 FOR UPDATE");
-    let row = prepared::query_opt(tx, &sql, &[&serial.as_str()]).await?;
-    Ok(row.as_ref().map(rows::device).transpose()?)
-}
-
-/// A new device from an enrolment (no facts but the machine type), unless a
-/// device with its serial exists by now.
-async fn insert_enrolled(
-    tx: &Transaction<'_>,
-    e: &Enrolment,
-) -> Result<Option<Device>, Failure<EnrolError>> {
-    let sql = format!(
-        "INSERT INTO devices (serial, account_id, name, wormhole_slug, machine_type, token_hash, \
-         created_time) VALUES ($1, $2, $3, $4, $5, $6, $7) \
-         ON CONFLICT (serial) DO NOTHING RETURNING {DEVICE_COLUMNS}"
-    );
-    let row = prepared::query_opt(
-        tx,
-        &sql,
-        &[
-            &e.serial.as_str(),
-            &e.owner.0,
-            &e.name.as_str(),
-            &e.wormhole_slug,
-            &e.machine_type.unwrap_or_default().code(),
-            &e.token.as_str(),
-            &rows::at(e.now),
-        ],
-    )
-    .await?;
-    Ok(row.as_ref().map(rows::device).transpose()?)
-}
-
-/// An enrolled device again: a new token, the name, and the machine type when
-/// sent; only the owner's own device.
-async fn rekey(
-    tx: &Transaction<'_>,
-    existing: &Device,
-    e: &Enrolment,
-) -> Result<Device, Failure<EnrolError>> {
-    if existing.owner != e.owner {
-        return Err(Failure::Outcome(EnrolError::ForeignSerial));
-    }
-    if existing
-        .last_seen
-        .is_some_and(|seen| seen > rows::at(e.online_after))
-    {
-        return Err(Failure::Outcome(EnrolError::Online));
-    }
-    let sql = format!(
-        "UPDATE devices SET name = $2, machine_type = COALESCE($3, machine_type), \
-         token_hash = $4 WHERE serial = $1 RETURNING {DEVICE_COLUMNS}"
-    );
-    let row = prepared::query_one(
-        tx,
-        &sql,
-        &[
-            &e.serial.as_str(),
-            &e.name.as_str(),
-            &e.machine_type.map(MachineType::code),
-            &e.token.as_str(),
-        ],
-    )
-    .await?;
-    Ok(rows::device(&row)?)
-}
+mod enrolment;
+mod filter;
+mod listing;
+mod tagging;
 
 /// Replaces the reported ports of a device (duplicates count once).
 async fn replace_ports(
@@ -114,26 +51,33 @@ async fn replace_ports(
 
 #[async_trait]
 impl DeviceRepository for PgStore {
-    async fn query(
-        &self,
-        _owner: AccountId,
-        _query: &application::ports::DeviceQuery,
-    ) -> Result<application::ports::DevicePage, StoreError> {
-        unimplemented!("fleet view: in progress")
+    async fn query(&self, owner: AccountId, query: &DeviceQuery) -> Result<DevicePage, StoreError> {
+        self.run("list devices", |c| {
+            let query = query.clone();
+            Box::pin(async move { listing::page(c, owner, &query).await })
+        })
+        .await
     }
 
-    async fn tag_counts(&self, _owner: AccountId) -> Result<Vec<domain::TagCount>, StoreError> {
-        unimplemented!("fleet view: in progress")
+    async fn tag_counts(&self, owner: AccountId) -> Result<Vec<TagCount>, StoreError> {
+        self.run("count tags", |c| Box::pin(tagging::counts(c, owner)))
+            .await
     }
 
     async fn retag(
         &self,
-        _owner: AccountId,
-        _selector: &domain::Selector,
-        _online_after: Timestamp,
-        _change: &domain::TagChange,
-    ) -> Result<application::ports::Retagged, StoreError> {
-        unimplemented!("fleet view: in progress")
+        owner: AccountId,
+        selector: &Selector,
+        online_after: Timestamp,
+        change: &TagChange,
+    ) -> Result<Retagged, StoreError> {
+        self.transaction("change tags", |tx| {
+            let (selector, change) = (selector.clone(), change.clone());
+            Box::pin(async move {
+                Ok(tagging::retag(tx, owner, &selector, online_after, &change).await?)
+            })
+        })
+        .await
     }
 
     async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError> {
@@ -175,7 +119,7 @@ impl DeviceRepository for PgStore {
                 let inserted = prepared::execute(
                     tx,
                     &format!(
-                        "INSERT INTO devices ({DEVICE_COLUMNS}) VALUES \
+                        "INSERT INTO devices ({DEVICE_FIELDS}) VALUES \
                              ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
                     ),
                     &[
@@ -201,7 +145,8 @@ impl DeviceRepository for PgStore {
                     Err(e) if violates(&e, "devices_pkey") => {
                         Err(Failure::Outcome(CreateDeviceError::DuplicateSerial))
                     }
-                    other => other.map(drop).map_err(Failure::Sql),
+                    Err(e) => Err(Failure::Sql(e)),
+                    Ok(_) => Ok(tagging::replace(tx, d.owner, &d.serial, &d.tags).await?),
                 }
             })
         })
@@ -214,16 +159,17 @@ impl DeviceRepository for PgStore {
         serial: &Serial,
         changes: &DeviceChanges,
     ) -> Result<Option<Device>, StoreError> {
-        self.run("update device", |c| {
+        self.transaction("update device", |tx| {
             let (serial, changes) = (serial.clone(), changes.clone());
             Box::pin(async move {
+                // The row is locked first, as a bulk change of tags does.
                 let sql = format!(
                     "UPDATE devices SET name = COALESCE($3, name), \
                      description = COALESCE($4, description) \
                      WHERE serial = $1 AND account_id = $2 RETURNING {DEVICE_COLUMNS}"
                 );
                 let row = prepared::query_opt(
-                    c,
+                    tx,
                     &sql,
                     &[
                         &serial.as_str(),
@@ -233,7 +179,14 @@ impl DeviceRepository for PgStore {
                     ],
                 )
                 .await?;
-                Ok(row.as_ref().map(rows::device).transpose()?)
+                let Some(mut device) = row.as_ref().map(rows::device).transpose()? else {
+                    return Ok(None);
+                };
+                if let Some(tags) = changes.tags {
+                    tagging::replace(tx, owner, &serial, &tags).await?;
+                    device.tags = tags;
+                }
+                Ok(Some(device))
             })
         })
         .await

@@ -5,8 +5,8 @@ use chrono::Timelike;
 use domain::{
     Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandId, CommandRecord,
     CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, InstallToken,
-    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial,
-    Timestamp, Uname,
+    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Tag,
+    TagSet, Timestamp, Uname,
 };
 use tokio_postgres::Row;
 
@@ -41,10 +41,26 @@ pub(crate) fn account(row: &Row) -> Result<Account, StoreError> {
     })
 }
 
-/// The device columns, in the order [`device`] reads them.
-pub(crate) const DEVICE_COLUMNS: &str = "serial, account_id, name, description, wormhole_slug, \
-     agent_version, operating_system, uname, machine_type, disk_capacity, disk_used, \
-     processor_speed, ram_capacity, last_seen, created_time";
+/// The stored columns of a device, as a literal for [`DEVICE_FIELDS`] and
+/// [`DEVICE_COLUMNS`].
+macro_rules! device_fields {
+    () => {
+        "serial, account_id, name, description, wormhole_slug, agent_version, \
+         operating_system, uname, machine_type, disk_capacity, disk_used, processor_speed, \
+         ram_capacity, last_seen, created_time"
+    };
+}
+
+/// The stored columns of a device, in the order [`device`] reads them.
+pub(crate) const DEVICE_FIELDS: &str = device_fields!();
+
+/// What [`device`] reads: the stored columns, then the device's tags as an
+/// array, ascending. For statements on `devices` under its own name (no
+/// alias), `RETURNING` included.
+pub(crate) const DEVICE_COLUMNS: &str = concat!(
+    device_fields!(),
+    ", ARRAY(SELECT t.tag FROM device_tags t WHERE t.serial = devices.serial ORDER BY t.tag)"
+);
 
 /// Reads a device selected with [`DEVICE_COLUMNS`].
 pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
@@ -71,7 +87,12 @@ pub(crate) fn device(row: &Row) -> Result<Device, StoreError> {
             processor_speed: Amount::from_stored(row.try_get(11).map_err(read)?),
             ram_capacity: Amount::from_stored(row.try_get(12).map_err(read)?),
         },
-        tags: domain::TagSet::default(),
+        tags: TagSet::from_stored(
+            row.try_get::<_, Vec<String>>(15)
+                .map_err(read)?
+                .into_iter()
+                .map(Tag::from_stored),
+        ),
         last_seen: row.try_get(13).map_err(read)?,
         created_time: row.try_get(14).map_err(read)?,
     })
