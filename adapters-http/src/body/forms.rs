@@ -70,7 +70,8 @@ fn multipart_error(error: actix_multipart::MultipartError) -> ApiError {
 /// and `BooleanField` accept it; anything else stays text. A list of
 /// objects is spelled as DRF's HTML parsing reads it, an entry's fields
 /// named `<list>[<index>]<field>` (`ports[0]port=22&ports[0]protocol=tcp`);
-/// a list field's plain name carries nothing (DRF ignores it too).
+/// a list field's plain name carries nothing (DRF ignores it too). A list
+/// of plain values (tags) is its name repeated, one value each.
 pub(crate) fn typed_values(
     pairs: impl IntoIterator<Item = (String, FormValue)>,
     fields: &[Field],
@@ -88,6 +89,17 @@ pub(crate) fn typed_values(
             continue;
         }
         let field = fields.iter().find(|f| f.name == name);
+        if let Some(list) = field.filter(|f| f.item.is_some()) {
+            let item = match value {
+                FormValue::Text(text) => typed(text, list.item),
+                FormValue::File => Value::Object(Map::new()),
+            };
+            let items = values.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(items) = items {
+                items.push(item);
+            }
+            continue;
+        }
         if field.is_some_and(|f| f.kind == FieldType::List) {
             continue;
         }

@@ -19,7 +19,8 @@ pub enum FieldType {
     Datetime,
     /// An absolute URL.
     Url,
-    /// A list of objects, each with the field's `children`.
+    /// A list: of objects, each with the field's `children`, or of the
+    /// field's `item`s.
     List,
     /// One object with the field's `children` (shown in answers only).
     Object,
@@ -63,6 +64,9 @@ pub struct Field {
     pub max_length: Option<usize>,
     /// The fields of each item of a list.
     pub children: Option<&'static [Field]>,
+    /// Each item of a list of plain values (tags); a list's `max_length` is
+    /// then its most items.
+    pub item: Option<&'static Field>,
     /// Whether `null` is a value (an unknown one).
     pub nullable: bool,
     /// The only values accepted, when the field is a choice.
@@ -88,6 +92,7 @@ impl Field {
             trim: true,
             max_length: None,
             children: None,
+            item: None,
             nullable: false,
             choices: &[],
             minimum: None,
@@ -228,6 +233,14 @@ impl Field {
         });
         if let (Some(max), false) = (self.max_length, self.read_only) {
             meta["max_length"] = json!(max);
+        }
+        if let Some(item) = self.item {
+            let mut child = item.metadata();
+            // DRF shows no label for a list's child.
+            if let Some(child) = child.as_object_mut() {
+                child.remove("label");
+            }
+            meta["child"] = child;
         }
         if let Some(children) = self.children {
             meta["child"] = json!({

@@ -4,8 +4,10 @@
 mod field;
 mod form;
 pub mod messages;
+mod tags;
 #[cfg(test)]
 mod tests;
 
 pub use field::{Field, FieldType, actions_entry};
 pub use form::{Form, FromForm, Rejected, ToForm, form_of, reads_back};
+pub use tags::{INVALID_TAG, TAG_ITEM, TAG_PATTERN, too_many_tags};
