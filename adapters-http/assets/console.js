@@ -1,4 +1,4 @@
-// devmgr console: live updates, search as you type, confirmation dialogs,
+// devmgr console: live updates, filters as you type, confirmation dialogs,
 // copy buttons and relative times. Every page works without it. Part of
 // devmgr, under its licence (MIT). No inline script: the page's
 // Content-Security-Policy allows only this file.
@@ -75,73 +75,64 @@
     });
   }
 
-  // Search as you type.
-  const search = document.getElementById("search");
-  const rows = document.getElementById("device-rows");
-  const applySearch = () => {
-    if (!search || !rows) return;
-    const words = search.value.trim().toLowerCase();
-    let shown = 0;
-    const all = rows.querySelectorAll("tr[data-serial]");
-    for (const row of all) {
-      const match = !words || row.dataset.search.includes(words);
-      row.hidden = !match;
-      if (match) shown += 1;
-    }
-    const result = document.getElementById("search-result");
-    if (result) {
-      result.textContent = words
-        ? shown === 0
-          ? "No device matches."
-          : `${shown} of ${all.length} devices match.`
-        : "";
-    }
-  };
-  if (search) {
-    search.addEventListener("input", applySearch);
-    for (const button of document.querySelectorAll("[data-no-script]")) button.hidden = true;
-  }
+  // Tags as links to the fleet view of one tag.
+  const tagList = (tags) =>
+    el(
+      "ul",
+      { class: "tags" },
+      ...tags.map((t) => el("li", {}, el("a", { class: "tag", href: `/console/?tag=${encodeURIComponent(t)}` }, t))),
+    );
 
   // Live updates.
   const status = (online) =>
     el("span", { class: `status ${online ? "online" : "offline"}` }, online ? "Online" : "Offline");
+  const show = (id, shown) => {
+    const node = document.getElementById(id);
+    if (node) node.hidden = !shown;
+  };
 
   const showFleet = (state) => {
     document.getElementById("online-count").textContent = `${state.online} online`;
     document.getElementById("offline-count").textContent = `${state.offline} offline`;
-    const fleet = document.getElementById("fleet");
-    const empty = document.getElementById("empty-fleet");
-    if (state.devices.length > 0) {
-      if (fleet) fleet.hidden = false;
-      if (empty) empty.hidden = true;
+    if (state.online + state.offline > 0) {
+      show("fleet", true);
+      show("empty-fleet", false);
     }
+    const summary = document.getElementById("search-result");
+    if (summary) summary.textContent = state.summary;
+    show("no-match", state.count === 0);
+    show("fleet-table", state.count > 0);
+    show("tag-action", state.count > 0);
+    const rows = document.getElementById("device-rows");
     if (!rows) return;
     const rowOf = (d) =>
       el(
         "tr",
-        {
-          "data-serial": d.serial,
-          "data-search": `${d.name.toLowerCase()} ${d.serial} ${d.description.toLowerCase()}`,
-        },
+        { "data-serial": d.serial },
         el("td", {}, el("a", { href: `/console/devices/${d.serial}/` }, d.name)),
         el("td", {}, status(d.online)),
         el("td", {}, d.machine_type),
+        el("td", {}, ...(d.tags.length ? [tagList(d.tags)] : [])),
         el("td", {}, timeElement(d.last_seen)),
       );
     if (state.complete) {
       rows.replaceChildren(...state.devices.map(rowOf));
-    } else {
-      // Only what changed: a changed device's row is replaced, a new one
-      // comes last (the newest), a removed one goes.
-      const find = (serial) => rows.querySelector(`tr[data-serial="${CSS.escape(serial)}"]`);
-      for (const d of state.devices) {
-        const old = find(d.serial);
-        if (old) old.replaceWith(rowOf(d));
-        else rows.append(rowOf(d));
-      }
-      for (const serial of state.removed) find(serial)?.remove();
+      return;
     }
-    applySearch();
+    // Only what changed: a changed device's row is replaced, a new one
+    // added, one that left the view removed; then the rows take the
+    // view's order.
+    const find = (serial) => rows.querySelector(`tr[data-serial="${CSS.escape(serial)}"]`);
+    for (const d of state.devices) {
+      const old = find(d.serial);
+      if (old) old.replaceWith(rowOf(d));
+      else rows.append(rowOf(d));
+    }
+    for (const serial of state.removed) find(serial)?.remove();
+    for (const serial of state.order) {
+      const row = find(serial);
+      if (row) rows.append(row);
+    }
   };
 
   const showDevice = (state) => {
@@ -151,6 +142,8 @@
     }
     const badge = document.getElementById("device-status");
     if (badge) badge.replaceWith(Object.assign(status(state.device.online), { id: "device-status" }));
+    const tags = document.getElementById("device-tags");
+    if (tags) tags.replaceChildren(state.device.tags.length ? tagList(state.device.tags) : "none");
     const seen = document.getElementById("device-last-seen");
     if (seen) seen.replaceChildren(timeElement(state.device.last_seen));
     const commands = document.getElementById("command-rows");
@@ -172,11 +165,65 @@
     );
   };
 
-  const source = document.body.dataset.events;
-  if (source && "EventSource" in window) {
-    const events = new EventSource(source);
+  let events = null;
+  const connect = () => {
+    const source = document.body.dataset.events;
+    if (!source || !("EventSource" in window)) return;
+    events = new EventSource(source);
     events.addEventListener("fleet", (event) => showFleet(JSON.parse(event.data)));
     events.addEventListener("device", (event) => showDevice(JSON.parse(event.data)));
-    window.addEventListener("pagehide", () => events.close());
+  };
+  connect();
+  window.addEventListener("pagehide", () => events?.close());
+
+  // The fleet's filters: as you type or choose, the view (and its URL, so
+  // it can be bookmarked) follows without a reload; without script, the
+  // form's "Filter" button loads the same URL.
+  const filters = document.getElementById("filters");
+  if (filters && "DOMParser" in window) {
+    let latest = 0;
+    const refresh = async (push) => {
+      const params = new URLSearchParams(new FormData(filters));
+      for (const [name, value] of [...params]) if (!value.trim()) params.delete(name);
+      const query = params.toString();
+      const url = `/console/${query ? `?${query}` : ""}`;
+      const ticket = ++latest;
+      let html = null;
+      try {
+        const response = await fetch(url, { headers: { Accept: "text/html" } });
+        if (response.ok && !response.redirected) html = await response.text();
+      } catch {
+        html = null;
+      }
+      if (ticket !== latest) return;
+      const page = html && new DOMParser().parseFromString(html, "text/html");
+      const view = page?.getElementById("fleet-view");
+      if (!view) {
+        window.location.assign(url);
+        return;
+      }
+      events?.close();
+      document.getElementById("fleet-view").replaceWith(document.adoptNode(view));
+      if (push) window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
+      document.body.dataset.events = page.body.dataset.events;
+      connect();
+    };
+    let typing = null;
+    filters.addEventListener("input", (event) => {
+      if (event.target.tagName !== "INPUT") return;
+      clearTimeout(typing);
+      typing = setTimeout(() => refresh(false), 250);
+    });
+    filters.addEventListener("change", (event) => {
+      if (event.target.tagName === "SELECT") refresh(true);
+    });
+    filters.addEventListener("submit", (event) => {
+      event.preventDefault();
+      clearTimeout(typing);
+      refresh(true);
+    });
+    window.addEventListener("popstate", () => window.location.reload());
+    for (const button of filters.querySelectorAll("[data-no-script]")) button.hidden = true;
   }
 })();

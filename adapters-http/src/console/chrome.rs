@@ -17,7 +17,7 @@ pub(crate) struct Chrome {
     /// The token every form of the page carries.
     pub(crate) csrf: String,
     /// A notice for the person, from the form that led here.
-    pub(crate) notice: Option<&'static str>,
+    pub(crate) notice: Option<String>,
 }
 
 impl Chrome {
@@ -34,7 +34,13 @@ impl Chrome {
 
     /// With the notice named by a `?notice=` code, if it is one of ours.
     pub(crate) fn with_notice(mut self, code: Option<&str>) -> Self {
-        self.notice = code.and_then(super::notices::text);
+        self.notice = code.and_then(super::notices::text).map(str::to_owned);
+        self
+    }
+
+    /// With this notice (made by the page from values it checked).
+    pub(crate) fn with_message(mut self, text: String) -> Self {
+        self.notice = Some(text);
         self
     }
 }

@@ -1,5 +1,6 @@
 //! What the device page's buttons do: reboot and delete (each confirmed
-//! first: a dialog with script, a page of its own without), and edit.
+//! first: a dialog with script, a page of its own without), and edit (the
+//! name, the description and the tags).
 
 use super::browser::Viewer;
 use super::chrome::Chrome;
@@ -9,13 +10,17 @@ use super::notices;
 use super::posted::Posted;
 use super::respond::{render, see_other};
 use super::shown::Shown;
+use super::tag_fields::{parse_tags, typed};
+use super::views::tag_texts;
 use crate::error::ApiError;
 use crate::resources::devices::DeviceReplacement;
 use crate::state::HttpState;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
+use application::ports::DeviceChanges;
 use askama::Template;
+use domain::TagSet;
 
 /// Mounts the reboot, edit and delete routes of a device.
 pub(super) fn mount(config: &mut web::ServiceConfig) {
@@ -58,6 +63,8 @@ struct EditPage {
     serial: String,
     name: String,
     description: String,
+    /// The tags, separated by spaces.
+    tags: String,
     errors: Shown,
 }
 
@@ -179,6 +186,7 @@ async fn show_edit(
         serial: device.serial.as_str().to_owned(),
         name: device.name.as_str().to_owned(),
         description: device.description.as_str().to_owned(),
+        tags: typed(&tag_texts(&device.tags)),
         errors: Shown::none(),
     };
     Ok(render(StatusCode::OK, &page, None))
@@ -200,13 +208,18 @@ async fn edit(
             serial: serial.as_str().to_owned(),
             name: posted.text("name"),
             description: posted.text("description"),
+            tags: posted.text("tags"),
             errors,
         };
         render(status, &page, None)
     };
-    let DeviceReplacement(changes) = match posted.read::<DeviceReplacement>() {
-        Ok(changes) => changes,
+    let (changes, tags) = match read_edit(&posted) {
+        Ok(read) => read,
         Err(errors) => return Ok(again(errors, StatusCode::BAD_REQUEST)),
+    };
+    let changes = DeviceChanges {
+        tags: Some(tags),
+        ..changes
     };
     match state
         .app
@@ -222,6 +235,30 @@ async fn edit(
             let error = ApiError::from(error);
             let (errors, status) = Shown::refusal(error)?;
             Ok(again(errors, status))
+        }
+    }
+}
+
+/// The edit form's name and description (read as the API reads them) and
+/// its tags (typed in one field), or every error at once.
+fn read_edit(posted: &Posted) -> Result<(DeviceChanges, TagSet), Shown> {
+    let replacement = posted.read_without::<DeviceReplacement>(&["tags"]);
+    let tags = parse_tags(&posted.text("tags"));
+    match (replacement, tags) {
+        (Ok(DeviceReplacement(changes)), Ok(tags)) => {
+            let tags = TagSet::new(tags).map_err(|_| {
+                let mut errors = Shown::none();
+                errors.add("tags", super::tag_fields::TOO_MANY_TAGS);
+                errors
+            })?;
+            Ok((changes, tags))
+        }
+        (replacement, tags) => {
+            let mut errors = replacement.err().unwrap_or_default();
+            for message in tags.err().unwrap_or_default() {
+                errors.add("tags", message);
+            }
+            Err(errors)
         }
     }
 }

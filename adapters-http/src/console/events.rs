@@ -6,11 +6,14 @@
 //! least every 25 s. Nothing is sent when nothing changed, except a comment
 //! now and then that keeps the connection open. The streams of one account
 //! woken by one change share one read of the fleet; a stream ends with its
-//! session.
+//! session. The fleet page's stream carries the page's filters in its query
+//! (`?tag=lab&page=2`) and sends that view: the rows of its page, the
+//! account's counts and the view's summary.
 
 use super::browser::Viewer;
 use super::device::serial_of;
 use super::failure::Failure;
+use super::fleet_filters::FleetFilters;
 use super::live::{DeviceState, LiveCommand, LiveDevice, SentFleet};
 use super::notice_query::url_query_value;
 use crate::state::HttpState;
@@ -53,6 +56,7 @@ async fn stream(
         state,
         account: viewer.account,
         device,
+        filters: FleetFilters::from_query(req.query_string()),
         fleet: SentFleet::default(),
         last_device: None,
         woke: None,
@@ -76,6 +80,8 @@ struct Watch {
     /// The console session's secret: the stream ends with the session.
     session: String,
     device: Option<Serial>,
+    /// The fleet page's filters and page (`?search=…&page=2`, as its URL).
+    filters: FleetFilters,
     listener: Box<dyn FleetListener>,
     stopping: watch::Receiver<bool>,
     /// The fleet as last sent.
@@ -151,7 +157,7 @@ impl Watch {
         match self.device.clone() {
             None => {
                 let views = self.fleet_views().await?;
-                let update = self.fleet.update(&views);
+                let update = self.fleet.update(&views, &self.filters);
                 let next = watching.next_change(&views, &[]);
                 Ok(Some((update.map(|update| event("fleet", &update)), next)))
             }

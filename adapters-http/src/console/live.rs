@@ -2,6 +2,7 @@
 //! word them), and, for the fleet, only what changed since the stream last
 //! sent it.
 
+use super::fleet_filters::FleetFilters;
 use application::use_cases::{CommandView, DeviceView};
 use domain::Timestamp;
 use serde::Serialize;
@@ -17,6 +18,7 @@ pub(super) struct LiveDevice {
     online: bool,
     machine_type: &'static str,
     last_seen: Option<String>,
+    tags: Vec<String>,
 }
 
 impl LiveDevice {
@@ -29,6 +31,7 @@ impl LiveDevice {
             online: view.online,
             machine_type: device.facts.machine_type.display_name(),
             last_seen: device.last_seen.map(super::time::machine),
+            tags: super::views::tag_texts(&device.tags),
         }
     }
 }
@@ -69,16 +72,30 @@ pub(super) struct DeviceState {
     pub(super) commands: Vec<LiveCommand>,
 }
 
-/// The `fleet` event: the counts, and the devices that changed (all of them
-/// when `complete`, the first time), in the fleet's order; `removed` names
-/// the devices that are gone.
+/// The `fleet` event: the account's counts, the summary of the filtered
+/// view, and the devices of its page that changed (all of them when
+/// `complete`, the first time); `removed` names the devices that left the
+/// page, `order` the page's devices in the fleet's order.
 #[derive(Debug, Serialize, PartialEq)]
 pub(super) struct FleetUpdate {
-    online: usize,
-    offline: usize,
+    online: u64,
+    offline: u64,
+    /// How many devices the view's filters select.
+    count: u64,
+    summary: String,
     devices: Vec<LiveDevice>,
     removed: Vec<String>,
+    order: Vec<String>,
     complete: bool,
+}
+
+/// What an update says beside the devices: counts and summary.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Heading {
+    online: u64,
+    offline: u64,
+    count: u64,
+    summary: String,
 }
 
 /// The fleet as one stream last sent it: a fingerprint of each device
@@ -87,6 +104,7 @@ pub(super) struct FleetUpdate {
 #[derive(Default)]
 pub(super) struct SentFleet {
     devices: HashMap<String, u64>,
+    heading: Heading,
     started: bool,
 }
 
@@ -98,17 +116,38 @@ fn fingerprint(device: &LiveDevice) -> u64 {
 }
 
 impl SentFleet {
-    /// What changed since the last update (everything the first time);
-    /// `None` when nothing did.
-    pub(super) fn update(&mut self, views: &[DeviceView]) -> Option<FleetUpdate> {
-        let online = views.iter().filter(|view| view.online).count();
+    /// What changed on the page of `filters` since the last update
+    /// (everything the first time); `None` when nothing did. `views` is the
+    /// whole fleet, in list order.
+    pub(super) fn update(
+        &mut self,
+        views: &[DeviceView],
+        filters: &FleetFilters,
+    ) -> Option<FleetUpdate> {
+        let online = views.iter().filter(|view| view.online).count() as u64;
+        let total = views.len() as u64;
+        let (count, page) = filters.page_of(views);
+        let heading = Heading {
+            online,
+            offline: total - online,
+            count,
+            summary: super::fleet_page::summary(
+                count,
+                total,
+                filters.is_filtered(),
+                filters.page,
+                page.len(),
+            ),
+        };
         let complete = !self.started;
         let mut devices = Vec::new();
-        let mut now = HashMap::with_capacity(views.len());
-        for device in views.iter().map(LiveDevice::of) {
+        let mut order = Vec::with_capacity(page.len());
+        let mut now = HashMap::with_capacity(page.len());
+        for device in page.into_iter().map(LiveDevice::of) {
             let print = fingerprint(&device);
             let old = self.devices.remove(&device.serial);
             now.insert(device.serial.clone(), print);
+            order.push(device.serial.clone());
             if complete || old != Some(print) {
                 devices.push(device);
             }
@@ -118,15 +157,20 @@ impl SentFleet {
             .into_keys()
             .collect();
         removed.sort();
-        if !complete && devices.is_empty() && removed.is_empty() {
+        let same_heading = heading == self.heading;
+        if !complete && devices.is_empty() && removed.is_empty() && same_heading {
             return None;
         }
         self.started = true;
+        self.heading = heading.clone();
         Some(FleetUpdate {
-            online,
-            offline: views.len() - online,
+            online: heading.online,
+            offline: heading.offline,
+            count: heading.count,
+            summary: heading.summary,
             devices,
             removed,
+            order,
             complete,
         })
     }
@@ -158,23 +202,56 @@ mod tests {
 
     #[test]
     fn the_first_update_is_complete_then_only_changes_are_sent() {
+        let all = FleetFilters::from_query("");
         let mut sent = SentFleet::default();
-        let first = sent.update(&[view(1, false), view(2, true)]).unwrap();
+        let first = sent.update(&[view(1, false), view(2, true)], &all).unwrap();
         assert!(first.complete);
         assert_eq!(
             (first.online, first.offline, first.devices.len()),
             (1, 1, 2)
         );
-        assert_eq!(sent.update(&[view(1, false), view(2, true)]), None);
-        let changed = sent.update(&[view(1, true), view(2, true)]).unwrap();
+        assert_eq!(first.summary, "2 devices.");
+        assert_eq!(sent.update(&[view(1, false), view(2, true)], &all), None);
+        let changed = sent.update(&[view(1, true), view(2, true)], &all).unwrap();
         assert!(!changed.complete);
         assert_eq!(changed.devices, vec![LiveDevice::of(&view(1, true))]);
         assert_eq!((changed.online, changed.offline), (2, 0));
-        let gone = sent.update(&[view(1, true)]).unwrap();
+        let gone = sent.update(&[view(1, true)], &all).unwrap();
         assert!(gone.devices.is_empty());
         assert_eq!(
             gone.removed,
             vec![view(2, true).device.serial.as_str().to_owned()]
         );
+    }
+
+    #[test]
+    fn a_filtered_view_sends_its_page_and_the_fleets_counts() {
+        let online = FleetFilters::from_query("status=online");
+        let mut sent = SentFleet::default();
+        let first = sent
+            .update(&[view(1, false), view(2, true)], &online)
+            .unwrap();
+        let serial = |byte| view(byte, true).device.serial.as_str().to_owned();
+        assert_eq!(first.order, vec![serial(2)]);
+        assert_eq!((first.online, first.offline, first.count), (1, 1, 1));
+        assert_eq!(first.summary, "1 of 2 devices match.");
+        // A device outside the view changes: only the counts do.
+        let outside = sent
+            .update(&[view(1, true), view(2, true)], &online)
+            .unwrap();
+        assert_eq!(outside.devices, vec![LiveDevice::of(&view(1, true))]);
+        assert_eq!(outside.order, vec![serial(1), serial(2)]);
+        assert_eq!(outside.summary, "2 of 2 devices match.");
+        // Going offline takes a device out of the view.
+        let left = sent
+            .update(&[view(1, true), view(2, false)], &online)
+            .unwrap();
+        assert_eq!(left.removed, vec![serial(2)]);
+        assert_eq!((left.online, left.offline, left.count), (1, 1, 1));
+        let many: Vec<DeviceView> = (1..=60).map(|byte| view(byte, true)).collect();
+        let second = FleetFilters::from_query("page=2");
+        let page = SentFleet::default().update(&many, &second).unwrap();
+        assert_eq!(page.devices.len(), 10);
+        assert_eq!(page.summary, "60 devices. Showing 51–60.");
     }
 }

@@ -26,6 +26,8 @@ mod device_actions;
 mod events;
 mod failure;
 mod fleet;
+mod fleet_filters;
+mod fleet_page;
 mod live;
 mod notice_query;
 mod notices;
@@ -35,6 +37,8 @@ mod reset;
 mod respond;
 mod shown;
 mod sign_in;
+mod tag_devices;
+mod tag_fields;
 mod throttle;
 mod time;
 mod verify;
@@ -56,6 +60,7 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .configure(register::mount)
             .configure(reset::mount)
             .configure(fleet::mount)
+            .configure(tag_devices::mount)
             .configure(device::mount)
             .configure(device_actions::mount)
             .configure(add_device::mount)

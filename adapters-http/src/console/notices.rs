@@ -28,6 +28,7 @@ const NOTICES: &[(&str, &str)] = &[
         "The device is deleted; its agent can no longer connect.",
     ),
     ("name-saved", "Your name is saved."),
+    ("tagged", "The tags are changed."),
     ("password-changed", "Your password is changed."),
     (
         "install-token",
@@ -41,6 +42,12 @@ pub(crate) fn text(code: &str) -> Option<&'static str> {
         .iter()
         .find(|(known, _)| *known == code)
         .map(|(_, text)| *text)
+}
+
+/// The notice after tagging `count` devices (the only number a notice
+/// takes from the URL: it is read as a number, never as text).
+pub(crate) fn tagged(count: u64) -> String {
+    format!("Tags changed on {}.", super::fleet_page::devices(count))
 }
 
 /// The path to `path` with the notice `code`.

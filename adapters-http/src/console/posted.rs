@@ -23,7 +23,17 @@ pub(crate) struct Posted {
 impl Posted {
     /// The form validated into `T`, or its errors as the page shows them.
     pub(crate) fn read<T: FromForm>(&self) -> Result<T, Shown> {
-        let mut form = Form::new(self.values.clone());
+        self.read_without(&[])
+    }
+
+    /// Like [`read`](Self::read), leaving out the fields named in `skip`
+    /// (those the page reads its own way).
+    pub(crate) fn read_without<T: FromForm>(&self, skip: &[&str]) -> Result<T, Shown> {
+        let mut values = self.values.clone();
+        for field in skip {
+            values.remove(*field);
+        }
+        let mut form = Form::new(values);
         let value = T::from_form(&mut form);
         match (value, form.has_errors()) {
             (Ok(value), false) => Ok(value),

@@ -52,6 +52,19 @@ impl Shown {
         Ok((Self::of(error)?, status))
     }
 
+    /// Adds a message beside `field`.
+    pub(crate) fn add(&mut self, field: &str, message: &str) {
+        self.fields
+            .entry(field.to_owned())
+            .or_default()
+            .push(message.to_owned());
+    }
+
+    /// Adds a message of no field.
+    pub(crate) fn add_general(&mut self, message: &str) {
+        self.general.push(message.to_owned());
+    }
+
     /// The messages of `field`.
     pub(crate) fn field(&self, field: &str) -> &[String] {
         self.fields.get(field).map_or(&[], Vec::as_slice)

@@ -16,6 +16,8 @@ pub(crate) struct DeviceRow {
     pub(crate) machine_type: &'static str,
     /// When it was last seen, `None` before its first heartbeat.
     pub(crate) last_seen: Option<Moment>,
+    /// Its tags, ascending.
+    pub(crate) tags: Vec<String>,
 }
 
 impl DeviceRow {
@@ -29,6 +31,7 @@ impl DeviceRow {
             online: view.online,
             machine_type: device.facts.machine_type.display_name(),
             last_seen: device.last_seen.map(|at| Moment::of(at, now)),
+            tags: tag_texts(&device.tags),
         }
     }
 
@@ -36,6 +39,14 @@ impl DeviceRow {
     pub(crate) fn status(&self) -> &'static str {
         if self.online { "Online" } else { "Offline" }
     }
+}
+
+/// The texts of a device's tags, ascending.
+pub(crate) fn tag_texts(tags: &domain::TagSet) -> Vec<String> {
+    tags.as_slice()
+        .iter()
+        .map(|tag| tag.as_str().to_owned())
+        .collect()
 }
 
 /// A command's row in a device's history.

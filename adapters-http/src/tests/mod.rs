@@ -3,6 +3,7 @@
 //! request.
 
 mod console;
+mod console_fleet;
 mod console_support;
 mod conventions;
 mod imports;
