@@ -55,29 +55,47 @@ impl Filter {
         self.conditions.push_str(condition);
     }
 
+    /// Devices carrying `tag`: the commonest criterion, in the shape whose
+    /// row estimate is the column statistics' own.
+    fn carrying(&mut self, tag: String) {
+        let tag = self.bind(tag);
+        self.and(&format!(
+            "devices.serial IN (SELECT t.serial FROM device_tags t \
+             WHERE t.account_id = $1 AND t.tag = {tag})"
+        ));
+    }
+
     fn add(&mut self, criteria: &Criteria, online_after: Timestamp) {
         if let Some(serials) = &criteria.serials {
             let serials = self.bind(serials.clone());
             self.and(&format!("devices.serial = ANY({serials}::text[])"));
         }
         let every = distinct(&criteria.tags);
-        if !every.is_empty() {
-            let count = i64::try_from(every.len()).unwrap_or(i64::MAX);
-            let tags = self.bind(every);
-            let count = self.bind(count);
-            self.and(&format!(
-                "devices.serial IN (SELECT t.serial FROM device_tags t \
-                 WHERE t.account_id = $1 AND t.tag = ANY({tags}::text[]) \
-                 GROUP BY t.serial HAVING COUNT(*) = {count})"
-            ));
+        match every.as_slice() {
+            [] => {}
+            [tag] => self.carrying(tag.clone()),
+            _ => {
+                let count = i64::try_from(every.len()).unwrap_or(i64::MAX);
+                let tags = self.bind(every);
+                let count = self.bind(count);
+                self.and(&format!(
+                    "devices.serial IN (SELECT t.serial FROM device_tags t \
+                     WHERE t.account_id = $1 AND t.tag = ANY({tags}::text[]) \
+                     GROUP BY t.serial HAVING COUNT(*) = {count})"
+                ));
+            }
         }
         let any = distinct(&criteria.any_tags);
-        if !any.is_empty() {
-            let tags = self.bind(any);
-            self.and(&format!(
-                "devices.serial IN (SELECT t.serial FROM device_tags t \
-                 WHERE t.account_id = $1 AND t.tag = ANY({tags}::text[]))"
-            ));
+        match any.as_slice() {
+            [] => {}
+            [tag] => self.carrying(tag.clone()),
+            _ => {
+                let tags = self.bind(any);
+                self.and(&format!(
+                    "devices.serial IN (SELECT t.serial FROM device_tags t \
+                     WHERE t.account_id = $1 AND t.tag = ANY({tags}::text[]))"
+                ));
+            }
         }
         if let Some(online) = criteria.online {
             let after = self.bind(rows::at(online_after));

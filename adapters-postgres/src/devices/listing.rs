@@ -32,13 +32,24 @@ pub(super) async fn page(
         });
     };
     let count_sql = format!("SELECT COUNT(*) FROM devices WHERE {}", filter.conditions());
-    let conditions = filter.conditions().to_owned();
+    // With criteria, the matches are planned as a whole (`OFFSET 0` keeps the
+    // subquery apart): the window counts every one of them before the first
+    // row, which the planner would otherwise take for a cheap early stop, and
+    // scan the whole fleet in order instead of using the tags' index.
+    let source = if query.selector.criteria().is_some() {
+        format!(
+            "(SELECT * FROM devices WHERE {} OFFSET 0) AS devices",
+            filter.conditions()
+        )
+    } else {
+        format!("devices WHERE {}", filter.conditions())
+    };
     let limit = filter.bind(i64::from(window.limit));
     let offset = filter.bind(i64::try_from(window.offset).unwrap_or(i64::MAX));
     // The page is cut first; only its devices' tags are read.
     let sql = format!(
         "SELECT {DEVICE_COLUMNS}, total FROM (SELECT devices.*, COUNT(*) OVER () AS total \
-         FROM devices WHERE {conditions} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
+         FROM {source} ORDER BY {order} LIMIT {limit} OFFSET {offset}) \
          AS devices ORDER BY {order}"
     );
     let params = filter.params();
