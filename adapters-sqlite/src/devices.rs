@@ -1,14 +1,22 @@
-use crate::rows::{self, DEVICE_COLUMNS};
+//! The device port on SQLite.
+
+mod selection;
+mod tags;
+
+pub(crate) use selection::register_functions;
+
+use crate::rows::{self, DEVICE_COLUMNS, DEVICE_STORED_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{
-    CreateDeviceError, DeviceChanges, DeviceRepository, EnrolError, Enrolment,
+    CreateDeviceError, DeviceChanges, DevicePage, DeviceQuery, DeviceRepository, EnrolError,
+    Enrolment, Retagged,
 };
 use async_trait::async_trait;
 use domain::secret::SecretHash;
 use domain::{
     AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port,
-    Serial, Timestamp,
+    Selector, Serial, TagChange, TagCount, Timestamp,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -91,26 +99,31 @@ fn replace_ports(conn: &Connection, serial: &Serial, ports: &[Port]) -> rusqlite
 
 #[async_trait]
 impl DeviceRepository for SqliteStore {
-    async fn query(
-        &self,
-        _owner: AccountId,
-        _query: &application::ports::DeviceQuery,
-    ) -> Result<application::ports::DevicePage, StoreError> {
-        unimplemented!("fleet view: in progress")
+    async fn query(&self, owner: AccountId, query: &DeviceQuery) -> Result<DevicePage, StoreError> {
+        let query = query.clone();
+        self.run("query devices", move |conn| {
+            selection::query(conn, owner, &query)
+        })
+        .await
     }
 
-    async fn tag_counts(&self, _owner: AccountId) -> Result<Vec<domain::TagCount>, StoreError> {
-        unimplemented!("fleet view: in progress")
+    async fn tag_counts(&self, owner: AccountId) -> Result<Vec<TagCount>, StoreError> {
+        self.run("count tags", move |conn| tags::counts(conn, owner))
+            .await
     }
 
     async fn retag(
         &self,
-        _owner: AccountId,
-        _selector: &domain::Selector,
-        _online_after: Timestamp,
-        _change: &domain::TagChange,
-    ) -> Result<application::ports::Retagged, StoreError> {
-        unimplemented!("fleet view: in progress")
+        owner: AccountId,
+        selector: &Selector,
+        online_after: Timestamp,
+        change: &TagChange,
+    ) -> Result<Retagged, StoreError> {
+        let (selector, change) = (selector.clone(), change.clone());
+        self.run("change tags", move |conn| {
+            tags::retag(conn, owner, &selector, online_after, &change)
+        })
+        .await
     }
 
     async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError> {
@@ -143,9 +156,10 @@ impl DeviceRepository for SqliteStore {
     async fn create(&self, device: &Device) -> Result<(), CreateDeviceError> {
         let d = device.clone();
         self.run_mapped("create device", move |conn| {
-            let inserted = conn.execute(
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let inserted = tx.execute(
                 &format!(
-                    "INSERT INTO devices ({DEVICE_COLUMNS}) \
+                    "INSERT INTO devices ({DEVICE_STORED_COLUMNS}) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
                 ),
                 params![
@@ -167,13 +181,13 @@ impl DeviceRepository for SqliteStore {
                 ],
             );
             match inserted {
-                Err(e)
-                    if is_unique_violation(&e, "devices.") && serial_exists(conn, &d.serial)? =>
-                {
-                    Err(Failure::Outcome(CreateDeviceError::DuplicateSerial))
+                Err(e) if is_unique_violation(&e, "devices.") && serial_exists(&tx, &d.serial)? => {
+                    return Err(Failure::Outcome(CreateDeviceError::DuplicateSerial));
                 }
-                other => other.map(drop).map_err(Failure::Sql),
-            }
+                other => other?,
+            };
+            tags::replace(&tx, d.owner, &d.serial, &d.tags)?;
+            tx.commit().map_err(Failure::Sql)
         })
         .await
     }
@@ -186,20 +200,26 @@ impl DeviceRepository for SqliteStore {
     ) -> Result<Option<Device>, StoreError> {
         let (serial, changes) = (serial.clone(), changes.clone());
         self.run("update device", move |conn| {
-            conn.prepare_cached(&format!(
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let updated = tx.execute(
                 "UPDATE devices SET name = COALESCE(?3, name), description = COALESCE(?4, description) \
-                 WHERE serial = ?1 AND account_id = ?2 RETURNING {DEVICE_COLUMNS}"
-            ))?
-            .query_row(
+                 WHERE serial = ?1 AND account_id = ?2",
                 params![
                     serial.as_str(),
                     owner.0,
                     changes.name.as_ref().map(DeviceName::as_str),
                     changes.description.as_ref().map(DeviceDescription::as_str)
                 ],
-                rows::device,
-            )
-            .optional()
+            )?;
+            if updated == 0 {
+                return Ok(None);
+            }
+            if let Some(tags) = &changes.tags {
+                tags::replace(&tx, owner, &serial, tags)?;
+            }
+            let device = device_by_serial(&tx, &serial)?;
+            tx.commit()?;
+            Ok(device)
         })
         .await
     }

@@ -4,8 +4,8 @@ use chrono::{DateTime, Utc};
 use domain::{
     Account, AccountId, AckDetail, Action, AgentVersion, Amount, Command, CommandId, CommandRecord,
     CommandStatus, Device, DeviceDescription, DeviceFacts, DeviceName, EmailAddress, InstallToken,
-    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial,
-    Timestamp, Uname,
+    MachineType, OperatingSystem, Port, PortName, PortNumber, ProfileName, Protocol, Serial, Tag,
+    TagSet, Timestamp, Uname,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -45,10 +45,19 @@ pub(crate) fn account(row: &Row<'_>) -> rusqlite::Result<Account> {
     })
 }
 
-/// The device columns, in the order [`device`] reads them.
-pub(crate) const DEVICE_COLUMNS: &str = "serial, account_id, name, description, wormhole_slug, agent_version, operating_system, \
+/// The stored columns of a device, in the order [`device`] reads them.
+pub(crate) const DEVICE_STORED_COLUMNS: &str = "serial, account_id, name, description, wormhole_slug, agent_version, operating_system, \
      uname, machine_type, disk_capacity, disk_used, processor_speed, ram_capacity, last_seen, \
      created_time";
+
+/// What [`device`] reads from a query over `devices` (not aliased): the
+/// stored columns, then the device's tags, space-separated (tags have no
+/// spaces), gathered in the same query.
+pub(crate) const DEVICE_COLUMNS: &str = "devices.serial, devices.account_id, devices.name, devices.description, \
+     devices.wormhole_slug, devices.agent_version, devices.operating_system, devices.uname, \
+     devices.machine_type, devices.disk_capacity, devices.disk_used, devices.processor_speed, \
+     devices.ram_capacity, devices.last_seen, devices.created_time, \
+     (SELECT group_concat(device_tags.tag, ' ') FROM device_tags WHERE device_tags.serial = devices.serial)";
 
 /// Reads a device selected with [`DEVICE_COLUMNS`].
 pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
@@ -69,10 +78,20 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
             processor_speed: Amount::from_stored(row.get(11)?),
             ram_capacity: Amount::from_stored(row.get(12)?),
         },
-        tags: domain::TagSet::default(),
+        tags: tags(row.get::<_, Option<String>>(15)?.as_deref()),
         last_seen: row.get::<_, Option<i64>>(13)?.map(from_secs),
         created_time: from_secs(row.get(14)?),
     })
+}
+
+/// The tags of a device, as [`DEVICE_COLUMNS`] gathers them.
+fn tags(joined: Option<&str>) -> TagSet {
+    TagSet::from_stored(
+        joined
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|tag| Tag::from_stored(tag.to_owned())),
+    )
 }
 
 /// The command columns, in the order [`command`] reads them.

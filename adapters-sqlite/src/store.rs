@@ -81,7 +81,8 @@ impl std::fmt::Debug for SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file. WAL is switched on once
-    /// here; every pooled connection gets the busy timeout and foreign keys.
+    /// here; every pooled connection gets the busy timeout, foreign keys and the
+    /// SQL functions of device searches.
     /// The file (with its `-wal` and `-shm`, which SQLite creates with the
     /// file's mode) is readable by its owner only: it holds install tokens.
     /// Does not migrate.
@@ -96,6 +97,7 @@ impl SqliteStore {
         })?;
         let manager = SqliteConnectionManager::file(path).with_init(|conn| {
             conn.busy_timeout(BUSY_TIMEOUT)?;
+            crate::devices::register_functions(conn)?;
             conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         });
         let pool = Pool::builder()

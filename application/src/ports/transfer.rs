@@ -76,6 +76,8 @@ pub enum Table {
     LoginFailures,
     /// Devices, with their device token hashes.
     Devices,
+    /// The tags each device carries.
+    DeviceTags,
     /// The listening ports each device reported.
     DevicePorts,
     /// Commands, with their whole history.
@@ -86,13 +88,14 @@ pub enum Table {
 
 impl Table {
     /// Every table, in an order where a row's references are copied before it.
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 10] = [
         Table::Accounts,
         Table::ApiTokens,
         Table::ConsoleSessions,
         Table::EmailKeys,
         Table::LoginFailures,
         Table::Devices,
+        Table::DeviceTags,
         Table::DevicePorts,
         Table::DeviceCommands,
         Table::Outbox,
@@ -107,6 +110,7 @@ impl Table {
             Table::EmailKeys => "email_keys",
             Table::LoginFailures => "login_failures",
             Table::Devices => "devices",
+            Table::DeviceTags => "device_tags",
             Table::DevicePorts => "device_ports",
             Table::DeviceCommands => "device_commands",
             Table::Outbox => "outbox",
@@ -131,6 +135,7 @@ impl Table {
             Table::EmailKeys => EMAIL_KEYS_COLUMNS,
             Table::LoginFailures => LOGIN_FAILURES_COLUMNS,
             Table::Devices => DEVICE_COLUMNS,
+            Table::DeviceTags => DEVICE_TAGS_COLUMNS,
             Table::DevicePorts => DEVICE_PORTS_COLUMNS,
             Table::DeviceCommands => DEVICE_COMMANDS_COLUMNS,
             Table::Outbox => OUTBOX_COLUMNS,
@@ -166,6 +171,7 @@ impl Table {
             Table::EmailKeys => &["key_hash"],
             Table::LoginFailures => &["address"],
             Table::Devices => &["serial"],
+            Table::DeviceTags => &["serial", "tag"],
             Table::DevicePorts => &["serial", "port", "protocol"],
             Table::DeviceCommands | Table::Outbox => &["id"],
         }
@@ -206,6 +212,11 @@ const LOGIN_FAILURES_COLUMNS: &[Column] = &[
     column("failures", Integer),
     column("window_start", Time),
     column("locked_until", Time),
+];
+const DEVICE_TAGS_COLUMNS: &[Column] = &[
+    column("serial", Text),
+    column("account_id", Integer),
+    column("tag", Text),
 ];
 const DEVICE_PORTS_COLUMNS: &[Column] = &[
     column("serial", Text),

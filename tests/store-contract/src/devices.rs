@@ -6,12 +6,22 @@ use domain::listening_port::normalize_ports;
 use domain::secret::SecretHash;
 use domain::{
     AccountId, Device, DeviceFacts, FactsReport, MachineType, Port, PortNumber, Protocol, Serial,
-    Timestamp,
+    Tag, TagSet, Timestamp,
 };
 
 /// The serial made of sixteen times `byte`.
 pub fn serial(byte: u8) -> Serial {
     Serial::from_random_bytes([byte; 16])
+}
+
+/// A tag: `name` must be one.
+pub fn tag(name: &str) -> Tag {
+    Tag::parse(name).expect("a tag")
+}
+
+/// A set of tags: `names` must be at most 20 tags.
+pub fn tags(names: &[&str]) -> TagSet {
+    TagSet::new(names.iter().map(|name| tag(name))).expect("at most 20 tags")
 }
 
 /// The Raspberry Pi 4 B.

@@ -10,17 +10,20 @@
 //!   empty store of the adapter as an [`Opened`] (which keeps alive whatever
 //!   the store lives in: a scratch directory, a scratch database).
 //! - The rest are the fixtures the tests share: fixed times, accounts,
-//!   devices, enrolments, reports, and [`race`] for concurrency tests.
+//!   devices, enrolments, reports, fleets with their reference queries,
+//!   and [`race`] for concurrency tests.
 
 mod accounts;
 mod commands;
 mod devices;
+mod fleet;
 pub mod suite;
 pub mod transfer;
 
 pub use accounts::*;
 pub use commands::*;
 pub use devices::*;
+pub use fleet::*;
 
 use chrono::{TimeZone, Utc};
 use domain::{Amount, BoundedText, Timestamp};

@@ -5,7 +5,7 @@
 //! from its tests with two fresh stores (the port is the same whatever the
 //! pair; the end-to-end tests copy from one kind of store to the other).
 
-use crate::{Store, account, ack, done, enrol, new_account, queue, serial, t0, take};
+use crate::{Store, account, ack, done, enrol, new_account, queue, serial, t0, tags, take};
 use application::ports::{
     AccountRepository, DeviceRepository, StoreTransfer, Table, TransferError,
 };
@@ -25,7 +25,8 @@ fn count(counts: &[(Table, u64)], table: Table) -> u64 {
 
 /// Fills `source`: ann (with an API token, a verification key and its mail
 /// in the outbox) and her enrolled device with a command done and one
-/// pending; bob (an API token) and his fleet of [`FLEET`] devices.
+/// pending; bob (an API token) and his fleet of [`FLEET`] devices, each
+/// with two tags.
 async fn fill(source: &impl Store) {
     let ann = AccountRepository::create(source, new_account("ann@example.com", Some("ann-token")))
         .await
@@ -57,6 +58,7 @@ async fn fill(source: &impl Store) {
             0xb0, bytes[0], bytes[1], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         ]);
         device.wormhole_slug = format!("fleet-{n}");
+        device.tags = tags(&["fleet", &format!("rack-{}", n % 3)]);
         DeviceRepository::create(source, &device).await.unwrap();
     }
 }
@@ -74,6 +76,7 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         (Table::ApiTokens, 2),
         (Table::EmailKeys, 1),
         (Table::Devices, FLEET as u64 + 1),
+        (Table::DeviceTags, 2 * FLEET as u64),
         (Table::DeviceCommands, 2),
         (Table::Outbox, 1),
     ];
@@ -116,6 +119,9 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
     let fleet = target.list_for(bob.id).await.unwrap();
     assert_eq!(fleet.len(), FLEET);
     assert_eq!(fleet, source.list_for(bob.id).await.unwrap());
+    let tag_counts = target.tag_counts(bob.id).await.unwrap();
+    assert_eq!(tag_counts.len(), 4, "fleet and three racks");
+    assert_eq!(tag_counts, source.tag_counts(bob.id).await.unwrap());
     assert_eq!(
         target.next_due().await.unwrap(),
         source.next_due().await.unwrap()

@@ -8,7 +8,12 @@ pub mod command_outcomes;
 pub mod commands;
 pub mod console_sessions;
 pub mod device_enrolment;
+pub mod device_pages;
+pub mod device_queries;
+pub mod device_query_model;
 pub mod device_reports;
+pub mod device_retags;
+pub mod device_tags;
 pub mod devices;
 pub mod fleet_signals;
 pub mod keys;
@@ -95,11 +100,39 @@ macro_rules! suite {
                 a_device_created_without_a_token_is_enrolled_by_its_owner,
                 racing_enrolments_of_a_new_serial_make_one_device,
             }
+            device_pages {
+                each_ordering_breaks_ties_by_creation_then_serial,
+                a_page_holds_its_window_and_counts_every_match,
+            }
+            device_queries {
+                each_criterion_alone_selects_the_devices_it_names,
+                criteria_combine_and_every_one_must_hold,
+                the_search_ignores_case_and_takes_percent_and_underscore_literally,
+                serials_of_another_account_or_unknown_match_nothing,
+                another_accounts_devices_are_never_selected_or_counted,
+            }
+            device_query_model {
+                random_queries_agree_with_the_reference,
+                random_retags_agree_with_the_reference,
+            }
             device_reports {
                 ports_are_empty_until_reported_and_hidden_from_other_accounts,
                 reported_ports_are_listed_ascending_and_replaced_only_when_sent,
                 a_heartbeat_sets_last_seen_and_applies_the_report,
                 a_heartbeat_of_a_deleted_or_unknown_device_is_ignored,
+            }
+            device_retags {
+                a_retag_removes_then_adds_on_the_selected_devices_only,
+                a_retag_past_twenty_tags_changes_nothing,
+                a_retag_never_changes_another_accounts_devices,
+                racing_retags_each_land_whole,
+                racing_retags_past_twenty_tags_are_all_or_nothing,
+            }
+            device_tags {
+                every_read_holds_the_devices_tags,
+                an_update_replaces_the_tags_only_when_it_gives_them,
+                tags_are_counted_by_name_over_the_accounts_devices,
+                a_deleted_device_takes_its_tags_along,
             }
             devices {
                 devices_are_listed_in_order_and_foreign_ones_are_invisible,

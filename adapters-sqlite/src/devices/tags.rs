@@ -1,0 +1,115 @@
+//! Tags on devices: a device's set replaced, an account's tags counted,
+//! and a bulk change over the devices a selector selects.
+
+use super::selection::{Filter, distinct, json_array};
+use application::ports::Retagged;
+use domain::tag::MAX_TAGS;
+use domain::{AccountId, Selector, Serial, Tag, TagChange, TagCount, TagSet, Timestamp};
+use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
+
+/// Gives a device of `owner` exactly `tags`.
+pub(crate) fn replace(
+    conn: &Connection,
+    owner: AccountId,
+    serial: &Serial,
+    tags: &TagSet,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM device_tags WHERE serial = ?1")?
+        .execute([serial.as_str()])?;
+    if !tags.is_empty() {
+        conn.prepare_cached(
+            "INSERT INTO device_tags (serial, account_id, tag) \
+             SELECT ?1, ?2, value FROM json_each(?3)",
+        )?
+        .execute(params![
+            serial.as_str(),
+            owner.0,
+            json_array(tags.as_slice().iter().map(Tag::as_str))
+        ])?;
+    }
+    Ok(())
+}
+
+/// Every tag on one of the account's devices, by name, with how many carry it.
+pub(crate) fn counts(conn: &Connection, owner: AccountId) -> rusqlite::Result<Vec<TagCount>> {
+    conn.prepare_cached(
+        "SELECT tag, COUNT(*) FROM device_tags WHERE account_id = ?1 GROUP BY tag ORDER BY tag",
+    )?
+    .query_map([owner.0], |row| {
+        Ok(TagCount {
+            tag: Tag::from_stored(row.get(0)?),
+            devices: row.get::<_, i64>(1)?.unsigned_abs(),
+        })
+    })?
+    .collect()
+}
+
+/// In one write transaction: the selected devices (kept aside in a
+/// temporary table, so removing tags cannot change the selection) lose the
+/// `remove` tags and gain the `add` tags, unless one would then carry more
+/// than [`MAX_TAGS`].
+pub(crate) fn retag(
+    conn: &mut Connection,
+    owner: AccountId,
+    selector: &Selector,
+    online_after: Timestamp,
+    change: &TagChange,
+) -> rusqlite::Result<Retagged> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS retag_selection (serial TEXT PRIMARY KEY) WITHOUT ROWID; \
+         DELETE FROM temp.retag_selection;",
+    )?;
+    let filter = Filter::new(owner, selector, online_after);
+    let selected = tx
+        .prepare_cached(&format!(
+            "INSERT INTO temp.retag_selection (serial) SELECT devices.serial FROM devices WHERE {}",
+            filter.sql
+        ))?
+        .execute(params_from_iter(filter.values))?;
+    let remove = json_array(distinct(&change.remove));
+    let add = distinct(&change.add);
+    let added = add.len();
+    let add = json_array(add);
+    let outcome = if added > 0 && too_many(&tx, &remove, &add, added)? {
+        Retagged::TooManyTags
+    } else {
+        tx.prepare_cached(
+            "DELETE FROM device_tags WHERE serial IN (SELECT serial FROM temp.retag_selection) \
+             AND tag IN (SELECT value FROM json_each(?1))",
+        )?
+        .execute([&remove])?;
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO device_tags (serial, account_id, tag) \
+             SELECT s.serial, ?1, a.value FROM temp.retag_selection AS s, json_each(?2) AS a",
+        )?
+        .execute(params![owner.0, add])?;
+        Retagged::Matched(u64::try_from(selected).unwrap_or(u64::MAX))
+    };
+    tx.execute_batch("DELETE FROM temp.retag_selection")?;
+    match outcome {
+        Retagged::Matched(_) => tx.commit()?,
+        Retagged::TooManyTags => tx.rollback()?,
+    }
+    Ok(outcome)
+}
+
+/// Whether a selected device would carry more than [`MAX_TAGS`]: its tags
+/// neither removed nor added, plus the `added` distinct tags added.
+fn too_many(conn: &Connection, remove: &str, add: &str, added: usize) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM temp.retag_selection AS s \
+         WHERE ?3 + (SELECT COUNT(*) FROM device_tags AS t WHERE t.serial = s.serial \
+           AND t.tag NOT IN (SELECT value FROM json_each(?1)) \
+           AND t.tag NOT IN (SELECT value FROM json_each(?2))) > ?4)",
+    )?
+    .query_row(
+        params![
+            remove,
+            add,
+            i64::try_from(added).unwrap_or(i64::MAX),
+            i64::try_from(MAX_TAGS).unwrap_or(i64::MAX)
+        ],
+        |row| row.get(0),
+    )
+}
