@@ -3,6 +3,7 @@
 
 mod forms;
 
+pub(crate) use crate::fields::messages::python_type_name;
 pub(crate) use forms::{FormValue, typed_values};
 
 use crate::error::{ApiError, FieldErrors, NON_FIELD_ERRORS};
@@ -121,19 +122,6 @@ fn json_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
             );
             Err(ApiError::Validation(errors))
         }
-    }
-}
-
-/// The name DRF's message gives a JSON value's type (Python's type names).
-pub(crate) fn python_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Array(_) => "list",
-        Value::String(_) => "str",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::Null => "NoneType",
-        Value::Object(_) => "dict",
     }
 }
 

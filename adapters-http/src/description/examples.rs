@@ -115,3 +115,12 @@ pub fn facts() -> DeviceFacts {
         ram_capacity: amount(4096),
     }
 }
+
+/// The tags on the examples' device.
+pub const TAGS: [&str; 2] = ["kitchen", "site:berlin"];
+
+/// [`TAGS`] as the device's set.
+pub fn tags() -> domain::TagSet {
+    let tags = TAGS.map(|tag| domain::Tag::parse(tag).expect(INVALID));
+    domain::TagSet::new(tags).expect(INVALID)
+}

@@ -92,6 +92,14 @@ pub enum ReplyBody {
     Page,
     /// One object, or an HTML page for a client that accepts `text/html`.
     OneOrPage(AnswerObject),
+    /// An array of objects, or a page of them (`{count, next, previous,
+    /// results}`) when the query has `limit`.
+    ManyOrPaged {
+        /// Each object.
+        item: AnswerObject,
+        /// The page.
+        page: AnswerObject,
+    },
 }
 
 /// The answer of an endpoint on success.

@@ -4,12 +4,26 @@
 
 use domain::password::{self, Attribute, PasswordProblem};
 use domain::text::TextError;
+use serde_json::Value;
 
 /// DRF `UUIDField`'s message for text that is not a UUID.
 pub const INVALID_UUID: &str = "Must be a valid UUID.";
 
 /// Django `EmailValidator`'s message for text that is not an address.
 pub const INVALID_EMAIL: &str = "Enter a valid email address.";
+
+/// The name DRF's message gives a JSON value's type (Python's type names).
+pub fn python_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "list",
+        Value::String(_) => "str",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::Null => "NoneType",
+        Value::Object(_) => "dict",
+    }
+}
 
 /// DRF's wording of a domain text problem.
 pub fn text_error_message(error: TextError) -> String {

@@ -2,6 +2,7 @@
 //! DRF's messages, in [`Form`]), the OPTIONS metadata and the OpenAPI schemas.
 
 mod field;
+mod filters;
 mod form;
 pub mod messages;
 mod tags;
@@ -9,5 +10,6 @@ mod tags;
 mod tests;
 
 pub use field::{Field, FieldType, actions_entry};
+pub use filters::SearchFilter;
 pub use form::{Form, FromForm, Rejected, ToForm, form_of, reads_back};
 pub use tags::{INVALID_TAG, TAG_ITEM, TAG_PATTERN, too_many_tags};

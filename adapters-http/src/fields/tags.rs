@@ -5,6 +5,7 @@
 
 use super::field::{Field, FieldType};
 use super::form::{Form, Rejected};
+use super::messages::python_type_name;
 use domain::tag::{MAX_TAG_LENGTH, MAX_TAGS};
 use domain::{Tag, TagSet};
 use serde_json::Value;
@@ -56,7 +57,7 @@ impl Form {
             other => {
                 let message = format!(
                     "Expected a list of items but got type \"{}\".",
-                    crate::body::python_type_name(&other)
+                    python_type_name(&other)
                 );
                 return Err(self.error(field.name, message));
             }

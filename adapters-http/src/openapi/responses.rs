@@ -12,7 +12,9 @@ use crate::resources::{DETAIL_SCHEMA, OBJECT_SCHEMAS, ObjectSchema};
 use crate::route_table::{Endpoint, ReplyBody};
 use serde_json::Value;
 use utoipa::openapi::header::{Header, HeaderBuilder};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{
     Components, ComponentsBuilder, Content, ContentBuilder, Ref, RefOr, Response, ResponseBuilder,
@@ -121,6 +123,15 @@ fn success(endpoint: &Endpoint) -> Response {
             ),
         ),
         ReplyBody::Page => builder.content("text/html", html_content()),
+        ReplyBody::ManyOrPaged { item, page } => builder.content(
+            "application/json",
+            json_content(
+                OneOfBuilder::new()
+                    .item(ArrayBuilder::new().items(schema_ref(item.schema.name)))
+                    .item(schema_ref(page.schema.name)),
+                Value::Array(vec![answer_example(endpoint, item)]),
+            ),
+        ),
         ReplyBody::OneOrPage(object) => builder
             .content("application/json", one(object))
             .content("text/html", html_content()),

@@ -86,9 +86,10 @@ fn answers_whose_words_depend_on_the_operation_show_their_own() {
         for endpoint in &route.endpoints {
             let what = format!("{} {}", endpoint.method, route.pattern);
             let object = match endpoint.reply.body {
-                ReplyBody::One(object) | ReplyBody::Many(object) | ReplyBody::OneOrPage(object) => {
-                    object
-                }
+                ReplyBody::One(object)
+                | ReplyBody::Many(object)
+                | ReplyBody::OneOrPage(object)
+                | ReplyBody::ManyOrPaged { item: object, .. } => object,
                 ReplyBody::Empty | ReplyBody::Page => {
                     assert!(endpoint.answer_example.is_none(), "{what}");
                     continue;

@@ -24,6 +24,7 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &devices::COMMAND_RECORD_SCHEMA,
     &DETAIL_SCHEMA,
     &devices::DEVICE_SCHEMA,
+    &devices::DEVICE_PAGE_SCHEMA,
     &enrolment::ENROLMENT_SCHEMA,
     &agent::HEARTBEAT_REPLY_SCHEMA,
     &health::LIVENESS_SCHEMA,

@@ -85,7 +85,7 @@ impl Form {
     }
 
     /// The raw value of a field, if the body has one.
-    pub(in crate::fields) fn raw(&mut self, field: &Field) -> Option<Value> {
+    pub(crate) fn raw(&mut self, field: &Field) -> Option<Value> {
         match self.data.get(field.name) {
             None => {
                 if field.required {

@@ -18,7 +18,7 @@ impl Form {
         }
     }
 
-    pub(in crate::fields) fn given(&self, field: &Field) -> bool {
+    pub(crate) fn given(&self, field: &Field) -> bool {
         self.data.contains_key(field.name)
     }
 

@@ -64,7 +64,13 @@ fn anything_but_a_list_is_refused_with_its_python_type() {
 #[test]
 fn every_failing_rule_is_reported_once() {
     let mut items: Vec<Value> = (0..21).map(|i| json!(format!("t{i}"))).collect();
-    items.extend([json!(1), json!(null), json!("-bad"), json!(""), json!("x".repeat(41))]);
+    items.extend([
+        json!(1),
+        json!(null),
+        json!("-bad"),
+        json!(""),
+        json!("x".repeat(41)),
+    ]);
     let (value, errors) = read(json!({ "tags": items }));
     assert!(value.is_err());
     assert_eq!(
@@ -128,7 +134,11 @@ fn a_filter_never_refuses_and_a_tag_that_cannot_be_matches_nothing() {
         let mut form = Form::new(map);
         let tags = form.filter_tags(&Field::tags("tag", "Tag"));
         assert!(!form.has_errors());
-        tags.map(|tags| tags.iter().map(|t| t.as_str().to_owned()).collect::<Vec<_>>())
+        tags.map(|tags| {
+            tags.iter()
+                .map(|t| t.as_str().to_owned())
+                .collect::<Vec<_>>()
+        })
     };
     assert_eq!(filter(json!({})), Some(vec![]));
     assert_eq!(

@@ -1,5 +1,5 @@
-//! The device object (exactly the seed's 18 fields), its ports and its
-//! commands, as typed answers with their descriptions.
+//! The device object (the seed's 18 fields, its tags and when it was last
+//! seen), its ports and its commands, as typed answers with their descriptions.
 
 use crate::description::examples::{self as ex, BASE_URL};
 use crate::description::{Described, ObjectSchema};
@@ -21,8 +21,10 @@ pub(crate) const DEVICE_NAME: Field = Field::bounded::<DeviceName>("name", "Name
 /// `description` of a device.
 pub(crate) const DEVICE_DESCRIPTION: Field =
     Field::bounded::<DeviceDescription>("description", "Description").optional();
+/// `tags` of a device.
+pub(crate) const DEVICE_TAGS: Field = Field::tags("tags", "Tags");
 
-/// The device as PUT and PATCH see it: every field, only two writable.
+/// The device as PUT and PATCH see it: every field, three writable.
 pub const DEVICE_FIELDS: &[Field] = &[
     shown("agent_version", "Agent version", FieldType::String),
     shown("created_time", "Created time", FieldType::Datetime),
@@ -33,6 +35,7 @@ pub const DEVICE_FIELDS: &[Field] = &[
     shown("disk_used", "Disk used", FieldType::Integer)
         .nullable()
         .range(Amount::MIN, Amount::MAX),
+    shown("last_seen_time", "Last seen time", FieldType::Datetime).nullable(),
     shown("machine_type", "Machine type", FieldType::String).choices(&MachineType::CODES),
     shown(
         "machine_type_display",
@@ -48,6 +51,7 @@ pub const DEVICE_FIELDS: &[Field] = &[
     shown("ram_capacity", "Ram capacity", FieldType::Integer).range(Amount::MIN, Amount::MAX),
     shown("reboot_url", "Reboot url", FieldType::Url),
     shown("serial", "Serial", FieldType::String).format("uuid"),
+    DEVICE_TAGS,
     shown("uname", "Uname", FieldType::String),
     shown("url", "Url", FieldType::Url),
     shown("wormhole_slug", "Wormhole slug", FieldType::String),
@@ -56,7 +60,7 @@ pub const DEVICE_FIELDS: &[Field] = &[
 /// A device.
 pub const DEVICE_SCHEMA: ObjectSchema = ObjectSchema {
     name: "Device",
-    description: "A device of the account. `name` and `description` are the user's; the facts are its agent's last report.",
+    description: "A device of the account. `name`, `description` and `tags` are the user's; the facts are its agent's last report, `last_seen_time` the time of its last heartbeat (null before the first).",
     fields: DEVICE_FIELDS,
 };
 
@@ -68,6 +72,7 @@ pub struct DeviceJson {
     description: String,
     disk_capacity: Option<i64>,
     disk_used: Option<i64>,
+    last_seen_time: Option<String>,
     machine_type: &'static str,
     machine_type_display: &'static str,
     name: String,
@@ -78,6 +83,7 @@ pub struct DeviceJson {
     ram_capacity: i64,
     reboot_url: String,
     serial: String,
+    tags: Vec<String>,
     uname: String,
     url: String,
     wormhole_slug: String,
@@ -94,6 +100,7 @@ impl DeviceJson {
             description: device.description.into_string(),
             disk_capacity: device.facts.disk_capacity.map(Amount::get),
             disk_used: device.facts.disk_used.map(Amount::get),
+            last_seen_time: device.last_seen.map(format_api),
             machine_type: device.facts.machine_type.code(),
             machine_type_display: device.facts.machine_type.display_name(),
             name: device.name.into_string(),
@@ -104,6 +111,12 @@ impl DeviceJson {
             ram_capacity: device.facts.ram_capacity.get(),
             reboot_url: format!("{url}reboot/"),
             serial: device.serial.to_string(),
+            tags: device
+                .tags
+                .as_slice()
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
             uname: device.facts.uname.into_string(),
             url,
             wormhole_slug: device.wormhole_slug,
@@ -123,7 +136,7 @@ impl Described for DeviceJson {
                 .expect("a valid description"),
             wormhole_slug: ex::WORMHOLE_SLUG.to_owned(),
             facts: ex::facts(),
-            tags: domain::TagSet::default(),
+            tags: ex::tags(),
             last_seen: Some(ex::at(ex::ISSUED)),
             created_time: ex::at(ex::ISSUED),
         };
@@ -254,7 +267,7 @@ mod tests {
     use domain::{DeviceFacts, Protocol, Serial};
 
     #[test]
-    fn a_device_writes_exactly_the_eighteen_described_fields() {
+    fn a_device_writes_exactly_the_twenty_described_fields() {
         let device = Device {
             serial: Serial::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
             owner: AccountId(1),
@@ -273,7 +286,7 @@ mod tests {
             },
             "http://h",
         );
-        assert_eq!(DEVICE_FIELDS.len(), 18);
+        assert_eq!(DEVICE_FIELDS.len(), 20);
         assert_described(&json);
     }
 

@@ -1,13 +1,18 @@
 //! `/devices/`: the account's devices, their ports, their commands, reboots.
 
 mod json;
+mod listing;
+mod paging;
 mod reboot;
 
 pub use json::{
     COMMAND_RECORD_SCHEMA, CommandRecordJson, DEVICE_FIELDS, DEVICE_SCHEMA, DeviceJson,
     PORT_FIELDS, PORT_SCHEMA, PortJson,
 };
-pub(crate) use json::{DEVICE_DESCRIPTION, DEVICE_NAME, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL};
+pub(crate) use json::{
+    DEVICE_DESCRIPTION, DEVICE_NAME, DEVICE_TAGS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL,
+};
+pub use paging::DEVICE_PAGE_SCHEMA;
 pub use reboot::REBOOT_SCHEMA;
 
 use crate::answer::{Json, NoContent};
@@ -36,33 +41,36 @@ pub fn routes() -> Vec<Route> {
     let device_route = |pattern, name, description| {
         Route::new(Tag::Devices, pattern, name, description).parameter(SERIAL)
     };
+    let mut list_route = Route::new(
+        Tag::Devices,
+        "/devices/",
+        "Device List",
+        "The devices of the account, oldest first unless `ordering` says otherwise,\nnarrowed by the filters given (each must hold). Without `limit`, an array of\nevery matching device; with `limit`, a page: `{\"count\", \"next\", \"previous\",\n\"results\"}`, `next` and `previous` being the absolute URLs of the pages beside it.",
+    );
+    for parameter in listing::PARAMETERS {
+        list_route = list_route.parameter(parameter);
+    }
     vec![
-        Route::new(
-            Tag::Devices,
-            "/devices/",
-            "Device List",
-            "All devices of the account, oldest first.",
-        )
-        .get("listDevices", "List the devices", list),
+        list_route.get("listDevices", "List the devices", listing::list),
         device_route(
             "/devices/{serial}/",
             "Device Detail",
-            "One device of the account. Its `name` and `description` can be changed;\ndeleting it ends its agent's credential.",
+            "One device of the account. Its `name`, `description` and `tags` can be\nchanged (`tags` replaces the set; omitted, it is kept); deleting it ends its\nagent's credential.",
         )
         .get("getDevice", "Show a device", detail)
         .fails(&[404])
-        .put("replaceDevice", "Replace a device's name and description", replace)
+        .put("replaceDevice", "Replace a device's name, description and tags", replace)
         .request_example(DeviceReplacement(DeviceChanges {
             name: Some(DeviceName::parse(ex::DEVICE_NAME).expect("a valid name")),
             description: Some(example_description()),
-            tags: None,
+            tags: Some(ex::tags()),
         }))
         .fails(&[404])
-        .patch("updateDevice", "Change a device's name or description", change)
+        .patch("updateDevice", "Change a device's name, description or tags", change)
         .request_example(DeviceChange(DeviceChanges {
             name: None,
             description: Some(example_description()),
-            tags: None,
+            tags: Some(ex::tags()),
         }))
         .fails(&[404])
         .delete("deleteDevice", "Delete a device", delete)
@@ -115,10 +123,15 @@ fn changes_form(changes: &DeviceChanges) -> Map<String, Value> {
             description.as_str().into(),
         )]));
     }
+    if let Some(tags) = &changes.tags {
+        let tags = tags.as_slice().iter().map(|tag| tag.as_str().into());
+        form.extend(form_of([(&DEVICE_TAGS, Value::Array(tags.collect()))]));
+    }
     form
 }
 
-/// A PUT: `name` is required, `description` optional; other fields are ignored.
+/// A PUT: `name` is required, `description` and `tags` optional; other
+/// fields are ignored.
 pub struct DeviceReplacement(pub(crate) DeviceChanges);
 
 impl FromForm for DeviceReplacement {
@@ -127,10 +140,11 @@ impl FromForm for DeviceReplacement {
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         let name = form.checked(&DEVICE_NAME);
         let description = form.optional_checked(&DEVICE_DESCRIPTION);
+        let tags = form.optional_tags(&DEVICE_TAGS);
         Ok(Self(DeviceChanges {
             name: Some(name?),
             description: description?,
-            tags: None,
+            tags: tags?,
         }))
     }
 }
@@ -141,7 +155,7 @@ impl ToForm for DeviceReplacement {
     }
 }
 
-/// A PATCH: `name` and `description` are both optional.
+/// A PATCH: `name`, `description` and `tags` are all optional.
 pub struct DeviceChange(DeviceChanges);
 
 impl FromForm for DeviceChange {
@@ -150,10 +164,11 @@ impl FromForm for DeviceChange {
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         let name = form.optional_checked(&DEVICE_NAME);
         let description = form.optional_checked(&DEVICE_DESCRIPTION);
+        let tags = form.optional_tags(&DEVICE_TAGS);
         Ok(Self(DeviceChanges {
             name: name?,
             description: description?,
-            tags: None,
+            tags: tags?,
         }))
     }
 }
@@ -162,21 +177,6 @@ impl ToForm for DeviceChange {
     fn to_form(&self) -> Map<String, Value> {
         changes_form(&self.0)
     }
-}
-
-/// `GET /devices/`.
-async fn list(
-    state: Data<HttpState>,
-    user: User,
-    BaseUrl(base): BaseUrl,
-) -> Result<Json<Vec<DeviceJson>>, ApiError> {
-    let devices = state.app.devices.list(&user.account).await?;
-    Ok(Json(
-        devices
-            .into_iter()
-            .map(|view| DeviceJson::new(view, &base))
-            .collect(),
-    ))
 }
 
 /// `GET /devices/{serial}/`: 404 for a missing and a foreign device alike.

@@ -1,0 +1,224 @@
+//! The answer of `GET /devices/`: an array, or with `limit` a page as DRF's
+//! `LimitOffsetPagination` writes it, links to the pages beside it included.
+
+use super::json::{DEVICE_FIELDS, DeviceJson};
+use crate::answer::{Answer, Json};
+use crate::description::examples::BASE_URL;
+use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
+use crate::fields::{Field, FieldType};
+use actix_web::{HttpRequest, HttpResponse};
+use application::ports::Window;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A page of devices.
+pub const DEVICE_PAGE_SCHEMA: ObjectSchema = ObjectSchema {
+    name: "DevicePage",
+    description: "A page of the device list (the query had `limit`): how many devices match in all, the URLs of the next and the previous page (null at either end), and the page's devices.",
+    fields: &[
+        Field::read_only("count", "Count", FieldType::Integer).range(0, i64::MAX),
+        Field::read_only("next", "Next", FieldType::Url).nullable(),
+        Field::read_only("previous", "Previous", FieldType::Url).nullable(),
+        Field::read_only("results", "Results", FieldType::List).children(DEVICE_FIELDS),
+    ],
+};
+
+/// A page of devices as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DevicePageJson {
+    pub(super) count: u64,
+    pub(super) next: Option<String>,
+    pub(super) previous: Option<String>,
+    pub(super) results: Vec<DeviceJson>,
+}
+
+impl Described for DevicePageJson {
+    const SCHEMA: &'static ObjectSchema = &DEVICE_PAGE_SCHEMA;
+
+    fn example() -> Self {
+        let window = Window {
+            limit: 50,
+            offset: 50,
+        };
+        let (next, previous) = links(
+            BASE_URL,
+            "/devices/",
+            "tag=kitchen&limit=50&offset=50",
+            window,
+            120,
+        );
+        Self {
+            count: 120,
+            next,
+            previous,
+            results: vec![DeviceJson::example()],
+        }
+    }
+}
+
+/// `GET /devices/`'s answer: every matching device, or a page of them.
+pub enum DeviceListJson {
+    /// Without `limit`.
+    All(Vec<DeviceJson>),
+    /// With `limit`.
+    Page(DevicePageJson),
+}
+
+impl Answer for DeviceListJson {
+    const REPLY: Reply = Reply {
+        status: 200,
+        body: ReplyBody::ManyOrPaged {
+            item: AnswerObject::of::<DeviceJson>(),
+            page: AnswerObject::of::<DevicePageJson>(),
+        },
+        location: None,
+    };
+
+    fn respond(self, req: &HttpRequest) -> HttpResponse {
+        match self {
+            Self::All(devices) => Json::<_>(devices).respond(req),
+            Self::Page(page) => Json::<_>(page).respond(req),
+        }
+    }
+}
+
+/// The `next` and `previous` links of the request's page.
+pub(super) fn page_links(
+    base: &str,
+    req: &HttpRequest,
+    window: Window,
+    count: u64,
+) -> (Option<String>, Option<String>) {
+    links(base, req.path(), req.query_string(), window, count)
+}
+
+/// DRF's links: the request's URL with `limit` and `offset` set, the other
+/// parameters kept (sorted by name, as DRF writes them); no `next` past
+/// the end, no `previous` at the start, no `offset` on the first page.
+fn links(
+    base: &str,
+    path: &str,
+    query: &str,
+    window: Window,
+    count: u64,
+) -> (Option<String>, Option<String>) {
+    let Window { limit, offset } = window;
+    let mut params: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap_or_default();
+    for (name, value) in pairs {
+        params.entry(name).or_default().push(value);
+    }
+    params.insert("limit".to_owned(), vec![limit.to_string()]);
+    let url = |params: &BTreeMap<String, Vec<String>>| {
+        let query: Vec<String> = params
+            .iter()
+            .flat_map(|(name, values)| {
+                values
+                    .iter()
+                    .map(move |value| format!("{}={}", quote_plus(name), quote_plus(value)))
+            })
+            .collect();
+        format!("{base}{path}?{}", query.join("&"))
+    };
+    let end = offset.saturating_add(u64::from(limit));
+    let next = (end < count).then(|| {
+        let mut params = params.clone();
+        params.insert("offset".to_owned(), vec![end.to_string()]);
+        url(&params)
+    });
+    let previous = (offset > 0).then(|| {
+        let mut params = params.clone();
+        match offset.checked_sub(u64::from(limit)).filter(|&o| o > 0) {
+            Some(before) => params.insert("offset".to_owned(), vec![before.to_string()]),
+            None => params.remove("offset"),
+        };
+        url(&params)
+    });
+    (next, previous)
+}
+
+/// Python's `quote_plus`, as DRF's links encode parameters: letters, digits
+/// and `_.-~` as they are, a space as `+`, every other byte `%XX`.
+fn quote_plus(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                quoted.push(char::from(byte));
+            }
+            b' ' => quoted.push('+'),
+            other => quoted.push_str(&format!("%{other:02X}")),
+        }
+    }
+    quoted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::assert_described;
+
+    fn window(limit: u32, offset: u64) -> Window {
+        Window { limit, offset }
+    }
+
+    #[test]
+    fn a_page_writes_its_described_fields() {
+        assert_described(&DevicePageJson::example());
+    }
+
+    #[test]
+    fn links_keep_the_other_parameters_sorted_and_encoded_as_drf_does() {
+        let (next, previous) = links(
+            "http://h",
+            "/devices/",
+            "tag=b&limit=2&search=a+b%3A%C3%A9&tag=a&offset=3",
+            window(2, 3),
+            10,
+        );
+        assert_eq!(
+            next.as_deref(),
+            Some("http://h/devices/?limit=2&offset=5&search=a+b%3A%C3%A9&tag=b&tag=a")
+        );
+        assert_eq!(
+            previous.as_deref(),
+            Some("http://h/devices/?limit=2&offset=1&search=a+b%3A%C3%A9&tag=b&tag=a")
+        );
+    }
+
+    #[test]
+    fn no_next_at_the_end_no_previous_at_the_start_no_offset_on_the_first_page() {
+        assert_eq!(
+            links("http://h", "/devices/", "limit=5", window(5, 0), 5),
+            (None, None)
+        );
+        assert_eq!(
+            links("http://h", "/devices/", "limit=5", window(5, 0), 6)
+                .0
+                .as_deref(),
+            Some("http://h/devices/?limit=5&offset=5")
+        );
+        assert_eq!(
+            links("http://h", "/devices/", "limit=5&offset=2", window(5, 2), 6),
+            (None, Some("http://h/devices/?limit=5".to_owned()))
+        );
+        assert_eq!(
+            links("http://h", "/devices/", "offset=5&limit=5", window(5, 5), 6)
+                .1
+                .as_deref(),
+            Some("http://h/devices/?limit=5")
+        );
+        assert_eq!(
+            links(
+                "http://h",
+                "/devices/",
+                "limit=5&offset=40",
+                window(5, 40),
+                6
+            )
+            .1
+            .as_deref(),
+            Some("http://h/devices/?limit=5&offset=35")
+        );
+    }
+}
