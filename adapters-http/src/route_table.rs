@@ -3,7 +3,8 @@
 //! document alike.
 
 use crate::resources::{
-    accounts, agent, auth, devices, docs, enrolment, health, password_reset, profile, verification,
+    accounts, agent, auth, devices, docs, enrolment, fleet, health, password_reset, profile,
+    verification,
 };
 use std::sync::LazyLock;
 
@@ -22,6 +23,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         devices::routes(),
         docs::routes(),
         enrolment::routes(),
+        fleet::routes(),
         health::routes(),
         profile::routes(),
         password_reset::routes(),

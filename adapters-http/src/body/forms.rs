@@ -78,7 +78,14 @@ pub(crate) fn typed_values(
 ) -> Map<String, Value> {
     let mut values = Map::new();
     let mut lists: BTreeMap<&str, BTreeMap<u64, Map<String, Value>>> = BTreeMap::new();
+    let mut objects: BTreeMap<&str, (&[Field], Vec<(String, FormValue)>)> = BTreeMap::new();
     for (name, value) in pairs {
+        if let Some((object, key)) = object_key(&name, fields) {
+            let children = object.children.unwrap_or_default();
+            let (_, pairs) = objects.entry(object.name).or_insert((children, Vec::new()));
+            pairs.push((key.to_owned(), value));
+            continue;
+        }
         if let Some((list, index, child, value)) = list_entry(&name, &value, fields) {
             lists
                 .entry(list)
@@ -94,13 +101,15 @@ pub(crate) fn typed_values(
                 FormValue::Text(text) => typed(text, list.item),
                 FormValue::File => Value::Object(Map::new()),
             };
-            let items = values.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            let items = values
+                .entry(name)
+                .or_insert_with(|| Value::Array(Vec::new()));
             if let Value::Array(items) = items {
                 items.push(item);
             }
             continue;
         }
-        if field.is_some_and(|f| f.kind == FieldType::List) {
+        if field.is_some_and(|f| matches!(f.kind, FieldType::List | FieldType::Object)) {
             continue;
         }
         let value = match value {
@@ -113,7 +122,23 @@ pub(crate) fn typed_values(
         let entries = entries.into_values().map(Value::Object).collect();
         values.insert(list.to_owned(), Value::Array(entries));
     }
+    for (object, (children, pairs)) in objects {
+        values.insert(
+            object.to_owned(),
+            Value::Object(typed_values(pairs, children)),
+        );
+    }
     values
+}
+
+/// `<object>.<key>` of a declared nested object (`selector.online`), as
+/// DRF's HTML parsing reads a nested serializer: the object's field and the key.
+fn object_key<'a, 'f>(name: &'a str, fields: &'f [Field]) -> Option<(&'f Field, &'a str)> {
+    let (object, key) = name.split_once('.')?;
+    let field = fields
+        .iter()
+        .find(|f| f.name == object && f.kind == FieldType::Object)?;
+    Some((field, key))
 }
 
 /// `<list>[<index>]<child>` of a declared list field: the list's name, the

@@ -22,8 +22,10 @@ pub enum FieldType {
     /// A list: of objects, each with the field's `children`, or of the
     /// field's `item`s.
     List,
-    /// One object with the field's `children` (shown in answers only).
+    /// One object with the field's `children` (a selector in requests).
     Object,
+    /// One of the field's `choices`.
+    Choice,
 }
 
 impl FieldType {
@@ -38,6 +40,7 @@ impl FieldType {
             Self::Url => "url",
             Self::List => "list",
             Self::Object => "nested object",
+            Self::Choice => "choice",
         }
     }
 }
@@ -242,7 +245,17 @@ impl Field {
             }
             meta["child"] = child;
         }
-        if let Some(children) = self.children {
+        if self.kind == FieldType::Choice {
+            let choices: Vec<Value> = self
+                .choices
+                .iter()
+                .map(|c| json!({"value": c, "display_name": c}))
+                .collect();
+            meta["choices"] = choices.into();
+        }
+        if let (Some(children), FieldType::Object) = (self.children, self.kind) {
+            meta["children"] = actions_entry(children);
+        } else if let Some(children) = self.children {
             meta["child"] = json!({
                 "type": "nested object",
                 "required": true,

@@ -5,6 +5,7 @@ mod field;
 mod filters;
 mod form;
 pub mod messages;
+pub mod selector;
 mod tags;
 #[cfg(test)]
 mod tests;

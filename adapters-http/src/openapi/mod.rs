@@ -177,17 +177,33 @@ fn operation(route: &Route, tag: Tag, endpoint: &Endpoint) -> utoipa::openapi::p
     operation.build()
 }
 
-/// A body's example as a form sends it: no `null` (a form cannot say it)
-/// and no list of objects (a form spells it entry by entry).
+/// A body's example as a form sends it: no `null` (a form cannot say it),
+/// no list of objects (a form spells it entry by entry), and a nested
+/// object's keys spelled `<object>.<key>` as text (its lists left out).
 fn form_example(example: &Value, fields: &[crate::fields::Field]) -> Value {
+    use crate::fields::FieldType;
     let mut example = example.clone();
     if let Value::Object(object) = &mut example {
+        let kind = |name: &str| fields.iter().find(|f| f.name == name).map(|f| f.kind);
+        let mut spelled = serde_json::Map::new();
+        for (name, value) in object.iter() {
+            let (Some(FieldType::Object), Value::Object(keys)) = (kind(name), value) else {
+                continue;
+            };
+            for (key, value) in keys {
+                let text = match value {
+                    Value::Array(_) | Value::Null | Value::Object(_) => continue,
+                    Value::String(text) => Value::String(text.clone()),
+                    other => Value::String(other.to_string()),
+                };
+                spelled.insert(format!("{name}.{key}"), text);
+            }
+        }
         object.retain(|name, value| {
-            let list = fields
-                .iter()
-                .any(|f| f.name == name && f.kind == crate::fields::FieldType::List);
-            !value.is_null() && !list
+            let spelled_apart = matches!(kind(name), Some(FieldType::List | FieldType::Object));
+            !value.is_null() && !spelled_apart
         });
+        object.extend(spelled);
     }
     example
 }

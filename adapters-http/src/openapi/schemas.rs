@@ -1,7 +1,8 @@
 //! JSON Schemas of bodies and fields, from the same [field
 //! descriptions](crate::fields) that validate requests and answer OPTIONS.
 
-use crate::fields::{Field, FieldType};
+use crate::fields::selector::{FALSE_SPELLINGS, TRUE_SPELLINGS};
+use crate::fields::{Field, FieldType, TAG_ITEM, TAG_PATTERN};
 use crate::resources::{DETAIL_SCHEMA, ObjectSchema};
 use domain::email::EMAIL_PATTERN;
 use std::ops::RangeInclusive;
@@ -99,16 +100,88 @@ pub(super) fn form_schema(fields: &[Field], partial: bool) -> Schema {
 }
 
 fn body_schema(fields: &[Field], partial: bool, direction: Direction) -> Schema {
+    body_object(fields, partial, direction).into()
+}
+
+fn body_object(fields: &[Field], partial: bool, direction: Direction) -> ObjectBuilder {
     let mut object = ObjectBuilder::new().schema_type(Type::Object);
     let form = direction == Direction::Form;
     let skipped = |f: &Field| f.read_only || (form && f.kind == FieldType::List);
     for field in fields.iter().filter(|f| !skipped(f)) {
+        if form && field.kind == FieldType::Object {
+            object = nested_form_properties(object, field);
+            continue;
+        }
         object = object.property(field.name, field_schema(field, direction));
         if field.required && !partial {
             object = object.required(field.name);
         }
     }
-    object.into()
+    object
+}
+
+/// A nested object's keys as a form spells them, as DRF's HTML parsing
+/// reads them: `<field>.<key>` (`selector.online=true`), lists left out as
+/// for the body's own fields.
+fn nested_form_properties(mut object: ObjectBuilder, field: &Field) -> ObjectBuilder {
+    let children = field.children.unwrap_or_default();
+    for child in children
+        .iter()
+        .filter(|c| !c.read_only && c.kind != FieldType::List)
+    {
+        let name = format!("{}.{}", field.name, child.name);
+        object = object.property(name, field_schema(child, Direction::Form));
+    }
+    object
+}
+
+/// A writable boolean, as DRF's `BooleanField` reads it: JSON's booleans,
+/// its spellings as text (`"yes"`, `"off"`, …), `1` and `0`; in a form, only
+/// the spellings. One schema of three types (a pattern applies to text only,
+/// bounds to numbers only); the spellings are a pattern, not an enum, as
+/// client generators make an enum's values names, and `"t"` and `"T"` clash.
+fn drf_boolean_schema(field: &Field, direction: Direction) -> Schema {
+    let spellings: Vec<&str> = TRUE_SPELLINGS
+        .iter()
+        .chain(FALSE_SPELLINGS)
+        .copied()
+        .collect();
+    let types = if direction == Direction::Form {
+        SchemaType::Type(Type::String)
+    } else {
+        SchemaType::from_iter([Type::Boolean, Type::String, Type::Integer])
+    };
+    let mut schema = ObjectBuilder::new()
+        .schema_type(types)
+        .title(Some(field.label))
+        .pattern(Some(format!("^({})$", spellings.join("|"))));
+    if direction != Direction::Form {
+        schema = schema.minimum(Some(0.0)).maximum(Some(1.0));
+    }
+    schema.into()
+}
+
+/// A list of plain values (tags, serials): at most the field's
+/// `max_length` items and, when it has a `minimum`, at least that many.
+fn list_schema(field: &Field, item: &Field, direction: Direction) -> Schema {
+    let item_schema: Schema = if *item == TAG_ITEM {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(TAG_PATTERN))
+            .max_length(item.max_length)
+            .into()
+    } else {
+        field_schema(item, direction)
+    };
+    let mut array = ArrayBuilder::new()
+        .title(Some(field.label))
+        .items(RefOr::T(item_schema));
+    if !field.read_only {
+        array = array
+            .max_items(field.max_length)
+            .min_items(field.minimum.and_then(|n| usize::try_from(n).ok()));
+    }
+    array.into()
 }
 
 /// The schema of an object as responses show it: every field, always.
@@ -141,6 +214,9 @@ fn nullable(kind: Type, field: &Field, direction: Direction) -> SchemaType {
 
 /// One field's schema, from the same description OPTIONS shows.
 pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
+    if let (FieldType::List, Some(item)) = (field.kind, field.item) {
+        return list_schema(field, item, direction);
+    }
     if field.kind == FieldType::List {
         let children = field.children.unwrap_or_default();
         let item = match direction {
@@ -159,13 +235,17 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
         let object = match direction {
             Direction::Response => object_of(children, direction),
             Direction::Request | Direction::Form | Direction::Query => {
-                return request_schema(children, false);
+                body_object(children, false, Direction::Request)
             }
         };
         return object
             .title(Some(field.label))
             .read_only(field.read_only)
             .into();
+    }
+    let writable = matches!(direction, Direction::Request | Direction::Form) && !field.read_only;
+    if field.kind == FieldType::Boolean && writable {
+        return drf_boolean_schema(field, direction);
     }
     let kind = match field.kind {
         FieldType::Boolean => Type::Boolean,

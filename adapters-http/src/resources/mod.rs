@@ -8,6 +8,7 @@ pub mod auth;
 pub mod devices;
 pub mod docs;
 pub mod enrolment;
+pub mod fleet;
 pub mod health;
 pub mod password_reset;
 pub mod profile;
@@ -32,4 +33,7 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &profile::PROFILE_SCHEMA,
     &health::READINESS_SCHEMA,
     &devices::REBOOT_SCHEMA,
+    &fleet::MATCHED_SCHEMA,
+    &fleet::SELECTION_SCHEMA,
+    &fleet::TAG_COUNT_SCHEMA,
 ];
