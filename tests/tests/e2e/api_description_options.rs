@@ -30,6 +30,18 @@ fn assert_same_type(meta: &Value, schema: &Value, what: &str) {
         "datetime" => assert!(main == "string" && schema["pattern"].is_string(), "{what}"),
         "url" => assert!(main == "string" && format == Some("uri"), "{what}"),
         "list" => assert_eq!(main, "array", "{what}"),
+        "nested object" => assert_eq!(main, "object", "{what}"),
+        "choice" => {
+            assert_eq!(main, "string", "{what}");
+            let values: Vec<&Value> = meta["choices"]
+                .as_array()
+                .expect("choices")
+                .iter()
+                .map(|choice| &choice["value"])
+                .collect();
+            let listed: Vec<&Value> = schema["enum"].as_array().expect("an enum").iter().collect();
+            assert_eq!(values, listed, "{what}");
+        }
         other => panic!("{what}: unexpected OPTIONS type {other}"),
     }
 }
@@ -75,16 +87,30 @@ fn assert_fields_agree(
         let schema = resolve(doc, &properties[name]);
         assert_same_type(meta, schema, &what);
         assert_eq!(schema["title"], meta["label"], "{what}");
+        // A list's `max_length` is its most items.
+        let bound = if meta["type"] == "list" {
+            "maxItems"
+        } else {
+            "maxLength"
+        };
         assert_eq!(
-            schema.get("maxLength"),
+            schema.get(bound),
             meta.get("max_length"),
             "{what}: max_length"
         );
         let must = meta["required"] == true && !partial;
         assert_eq!(required.contains(name.as_str()), must, "{what}: required");
         if let Some(child) = meta.get("child") {
-            let children = child["children"].as_object().expect("children");
-            assert_fields_agree(doc, children, &schema["items"], None, false, &what);
+            match child["children"].as_object() {
+                Some(children) => {
+                    assert_fields_agree(doc, children, &schema["items"], None, false, &what);
+                }
+                None => assert_same_type(child, resolve(doc, &schema["items"]), &what),
+            }
+        }
+        if let Some(children) = meta.get("children") {
+            let children = children.as_object().expect("children");
+            assert_fields_agree(doc, children, schema, None, false, &what);
         }
     }
 }
@@ -129,5 +155,5 @@ fn options_and_the_document_describe_every_body_alike() {
         }
     }
     // Every POST, PUT and PATCH that takes fields: as docs/api.md lists them.
-    assert_eq!(compared, 14);
+    assert_eq!(compared, 16);
 }

@@ -162,6 +162,8 @@ fn the_request_examples_succeed_on_a_live_server() {
     let beat = examples.send("sendHeartbeat", device, &[], json!({}));
     let command = string(&beat.json()["commands"][0], "id");
     examples.send("acknowledgeCommand", device, &[&command], json!({}));
+    examples.send("selectDevices", user, &[], json!({}));
+    examples.send("retagDevices", user, &[], json!({}));
 
     examples.send("changePassword", user, &[], json!({}));
     let earlier = server.mails();
@@ -175,7 +177,7 @@ fn the_request_examples_succeed_on_a_live_server() {
     examples.send("resendVerificationEmail", None, &[], json!({}));
     examples.send("verifyEmail", None, &[], json!({"key": key}));
     // Every operation that takes a body, as docs/api.md lists them.
-    assert_eq!(examples.sent, 14);
+    assert_eq!(examples.sent, 16);
 }
 
 e2e!(the_examples_of_common_failures_are_the_servers_own_words: sqlite);

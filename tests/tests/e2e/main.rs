@@ -44,6 +44,7 @@ mod agent_support;
 mod console_runner;
 mod device_edit_support;
 mod device_support;
+mod fleet_select_support;
 mod support;
 
 mod agent_commands;
@@ -82,6 +83,9 @@ mod device_edit;
 mod device_edit_validation;
 mod device_routes;
 mod devices;
+mod fleet_bulk_tags;
+mod fleet_select;
+mod fleet_select_routes;
 mod input_rules;
 mod instances;
 mod login_storm;
