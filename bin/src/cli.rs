@@ -292,6 +292,9 @@ pub struct DeviceAddArgs {
     /// Processor speed in MHz.
     #[arg(long, default_value_t = Amount::ZERO)]
     pub processor_speed: Amount,
+    /// A tag to put on the device (repeat it for more; taken lowercased).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
 }
 
 #[cfg(test)]

@@ -12,6 +12,17 @@ pub const INVALID_UUID: &str = "Must be a valid UUID.";
 /// Django `EmailValidator`'s message for text that is not an address.
 pub const INVALID_EMAIL: &str = "Enter a valid email address.";
 
+/// The message for text that is no tag, even lowercased.
+pub const INVALID_TAG: &str = "Enter a valid tag: 1 to 40 characters from a-z, 0-9, \".\", \"_\", \":\" and \"-\", beginning with a letter or digit.";
+
+/// The message for a list of more distinct tags than a device carries.
+pub fn too_many_tags() -> String {
+    format!(
+        "Ensure this field has no more than {} elements.",
+        domain::tag::MAX_TAGS
+    )
+}
+
 /// The name DRF's message gives a JSON value's type (Python's type names).
 pub fn python_type_name(value: &Value) -> &'static str {
     match value {

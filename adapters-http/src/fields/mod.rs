@@ -13,4 +13,4 @@ mod tests;
 pub use field::{Field, FieldType, actions_entry};
 pub use filters::SearchFilter;
 pub use form::{Form, FromForm, Rejected, ToForm, form_of, reads_back};
-pub use tags::{INVALID_TAG, TAG_ITEM, TAG_PATTERN, too_many_tags};
+pub use tags::{TAG_ITEM, TAG_PATTERN};

@@ -6,17 +6,10 @@
 use super::field::{Field, FieldType};
 use super::form::{Form, Rejected};
 use super::messages::python_type_name;
+use super::messages::{INVALID_TAG, too_many_tags};
 use domain::tag::{MAX_TAG_LENGTH, MAX_TAGS};
 use domain::{Tag, TagSet};
 use serde_json::Value;
-
-/// The message for text that is no tag, even lowercased.
-pub const INVALID_TAG: &str = "Enter a valid tag: 1 to 40 characters from a-z, 0-9, \".\", \"_\", \":\" and \"-\", beginning with a letter or digit.";
-
-/// The message for a list of more distinct tags than a device carries.
-pub fn too_many_tags() -> String {
-    format!("Ensure this field has no more than {MAX_TAGS} elements.")
-}
 
 /// One tag, as an item of a list of tags.
 pub const TAG_ITEM: Field = Field {

@@ -1,10 +1,10 @@
 use crate::CommandError;
 use crate::cli::DeviceAddArgs;
 use adapters_http::DeviceJson;
-use adapters_http::messages::{INVALID_EMAIL, INVALID_UUID};
+use adapters_http::messages::{INVALID_EMAIL, INVALID_TAG, INVALID_UUID, too_many_tags};
 use application::Services;
 use application::use_cases::DeviceSpec;
-use domain::{DeviceFacts, EmailAddress, MachineType, Serial};
+use domain::{DeviceFacts, EmailAddress, MachineType, Serial, Tag, TagSet};
 
 /// `devmgr device add`.
 pub async fn add(
@@ -28,6 +28,15 @@ pub async fn add(
             known.join(", ")
         ))
     })?;
+    let tags = args
+        .tags
+        .iter()
+        .map(|tag| {
+            Tag::parse(tag).map_err(|_| CommandError(format!("--tag {tag:?}: {INVALID_TAG}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let tags =
+        TagSet::new(tags).map_err(|_| CommandError(format!("--tag: {}", too_many_tags())))?;
     let spec = DeviceSpec {
         name: args.name.clone(),
         serial,
@@ -43,7 +52,7 @@ pub async fn add(
             ram_capacity: args.ram_capacity,
         },
         online: args.online,
-        tags: domain::TagSet::default(),
+        tags,
     };
     let view = app
         .devices

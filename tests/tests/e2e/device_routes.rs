@@ -158,6 +158,7 @@ fn options_describes_the_editable_fields_of_put_and_patch() {
         ("created_time", "datetime"),
         ("disk_capacity", "integer"),
         ("disk_used", "integer"),
+        ("last_seen_time", "datetime"),
         ("machine_type", "string"),
         ("machine_type_display", "string"),
         ("online", "boolean"),

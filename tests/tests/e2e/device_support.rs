@@ -6,13 +6,14 @@ use crate::support::*;
 use serde_json::{Value, json};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The 18 fields of a device (docs/api.md, Devices), sorted.
-pub const DEVICE_FIELDS: [&str; 18] = [
+/// The 20 fields of a device (docs/api.md, Devices), sorted.
+pub const DEVICE_FIELDS: [&str; 20] = [
     "agent_version",
     "created_time",
     "description",
     "disk_capacity",
     "disk_used",
+    "last_seen_time",
     "machine_type",
     "machine_type_display",
     "name",
@@ -23,6 +24,7 @@ pub const DEVICE_FIELDS: [&str; 18] = [
     "ram_capacity",
     "reboot_url",
     "serial",
+    "tags",
     "uname",
     "url",
     "wormhole_slug",

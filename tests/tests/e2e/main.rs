@@ -44,6 +44,7 @@ mod agent_support;
 mod console_runner;
 mod device_edit_support;
 mod device_support;
+mod fleet_listing_support;
 mod fleet_select_support;
 mod support;
 
@@ -84,6 +85,9 @@ mod device_edit_validation;
 mod device_routes;
 mod devices;
 mod fleet_bulk_tags;
+mod fleet_device_tags;
+mod fleet_listing;
+mod fleet_listing_pages;
 mod fleet_select;
 mod fleet_select_routes;
 mod input_rules;
