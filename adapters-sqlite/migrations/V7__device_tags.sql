@@ -10,3 +10,9 @@ CREATE TABLE device_tags (
     PRIMARY KEY (serial, tag)
 ) WITHOUT ROWID;
 CREATE INDEX device_tags_by_account ON device_tags (account_id, tag, serial);
+
+-- The listing by name and by last heartbeat reads an account's devices in
+-- the order of these (ties sorted within equal keys), and stops after its
+-- page.
+CREATE INDEX devices_by_name ON devices (account_id, name);
+CREATE INDEX devices_by_last_seen ON devices (account_id, last_seen);

@@ -29,7 +29,7 @@ fn found(ctx: &Context<'_>) -> rusqlite::Result<bool> {
     let needle = ctx.get_raw(0).as_str_or_null()?.unwrap_or_default();
     for i in 1..ctx.len() {
         if let Some(text) = ctx.get_raw(i).as_str_or_null()?
-            && text.to_lowercase().contains(needle)
+            && holds(text, needle)
         {
             return Ok(true);
         }
@@ -37,11 +37,46 @@ fn found(ctx: &Context<'_>) -> rusqlite::Result<bool> {
     Ok(false)
 }
 
-/// Conditions on `devices` (not aliased), with their values in order.
+/// Whether `text`, lowercased as Rust does, holds `needle` (lowercase);
+/// without lowercasing a copy when `text` is ASCII (ASCII letters lowercase
+/// alike either way, and an ASCII text cannot hold any other character).
+fn holds(text: &str, needle: &str) -> bool {
+    if !text.is_ascii() {
+        return text.to_lowercase().contains(needle);
+    }
+    needle.is_empty()
+        || text
+            .as_bytes()
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// The serials of the account's devices carrying every tag of a JSON array
+/// (of distinct tags) whose length is the second value.
+const WITH_EVERY_TAG: &str = "SELECT device_tags.serial AS serial FROM device_tags \
+     WHERE device_tags.account_id = ? AND device_tags.tag IN (SELECT value FROM json_each(?)) \
+     GROUP BY device_tags.serial HAVING COUNT(*) = ?";
+/// The serials of the account's devices carrying a tag of a JSON array.
+const WITH_ANY_TAG: &str = "SELECT DISTINCT device_tags.serial AS serial FROM device_tags \
+     WHERE device_tags.account_id = ? AND device_tags.tag IN (SELECT value FROM json_each(?))";
+/// The serials of a JSON array.
+const NAMED: &str = "SELECT DISTINCT value AS serial FROM json_each(?)";
+
+/// The devices a selector selects, as the `FROM` and `WHERE` clauses of a
+/// select of `devices` (not aliased), with their values in order.
+///
+/// Without statistics SQLite takes an account's devices for a few, so it
+/// would walk all of them, checking each against the serials or tags
+/// asked for. When the criteria name serials or tags, those serials drive
+/// instead (the left side of a `CROSS JOIN`, which SQLite keeps outer): the
+/// serials given, else the tag index's devices with every tag, else with
+/// any; the other criteria are conditions on each.
 pub(crate) struct Filter {
+    /// The `FROM` clause's text.
+    pub(crate) from: String,
     /// The `WHERE` clause's text.
     pub(crate) sql: String,
-    /// The values of its `?`s, in order.
+    /// The values of the `?`s of both, in order.
     pub(crate) values: Vec<Value>,
 }
 
@@ -50,6 +85,7 @@ impl Filter {
     /// heartbeat later than `online_after`.
     pub(crate) fn new(owner: AccountId, selector: &Selector, online_after: Timestamp) -> Self {
         let mut filter = Self {
+            from: "devices".to_owned(),
             sql: "devices.account_id = ?".to_owned(),
             values: vec![Value::Integer(owner.0)],
         };
@@ -59,6 +95,15 @@ impl Filter {
         filter
     }
 
+    /// Makes the serials of `subquery` (with its `values`) drive the select.
+    fn drive(&mut self, subquery: &str, values: impl IntoIterator<Item = Value>) {
+        self.from =
+            format!("({subquery}) AS chosen CROSS JOIN devices ON devices.serial = chosen.serial");
+        let mut all: Vec<Value> = values.into_iter().collect();
+        all.append(&mut self.values);
+        self.values = all;
+    }
+
     fn and(&mut self, condition: &str, values: impl IntoIterator<Item = Value>) {
         self.sql.push_str(" AND ");
         self.sql.push_str(condition);
@@ -66,35 +111,34 @@ impl Filter {
     }
 
     fn add_criteria(&mut self, owner: AccountId, criteria: &Criteria, online_after: Timestamp) {
+        let account = || Value::Integer(owner.0);
+        let all_tags = distinct(&criteria.tags);
+        let every = [
+            account(),
+            Value::Text(json_array(all_tags.iter().copied())),
+            Value::Integer(i64::try_from(all_tags.len()).unwrap_or(i64::MAX)),
+        ];
+        let any = [
+            account(),
+            Value::Text(json_array(distinct(&criteria.any_tags))),
+        ];
+        let (has_every, has_any) = (!all_tags.is_empty(), !criteria.any_tags.is_empty());
         if let Some(serials) = &criteria.serials {
-            self.and(
-                "devices.serial IN (SELECT value FROM json_each(?))",
-                [Value::Text(json_array(serials.iter().map(String::as_str)))],
-            );
-        }
-        if !criteria.tags.is_empty() {
-            let tags = distinct(&criteria.tags);
-            self.and(
-                "devices.serial IN (SELECT device_tags.serial FROM device_tags \
-                 WHERE device_tags.account_id = ? AND device_tags.tag IN (SELECT value FROM json_each(?)) \
-                 GROUP BY device_tags.serial HAVING COUNT(*) = ?)",
-                [
-                    Value::Integer(owner.0),
-                    Value::Text(json_array(tags.iter().copied())),
-                    Value::Integer(i64::try_from(tags.len()).unwrap_or(i64::MAX)),
-                ],
-            );
-        }
-        if !criteria.any_tags.is_empty() {
-            let tags = distinct(&criteria.any_tags);
-            self.and(
-                "devices.serial IN (SELECT device_tags.serial FROM device_tags \
-                 WHERE device_tags.account_id = ? AND device_tags.tag IN (SELECT value FROM json_each(?)))",
-                [
-                    Value::Integer(owner.0),
-                    Value::Text(json_array(tags.iter().copied())),
-                ],
-            );
+            let named = json_array(serials.iter().map(String::as_str));
+            self.drive(NAMED, [Value::Text(named)]);
+            if has_every {
+                self.and(&format!("devices.serial IN ({WITH_EVERY_TAG})"), every);
+            }
+            if has_any {
+                self.and(&format!("devices.serial IN ({WITH_ANY_TAG})"), any);
+            }
+        } else if has_every {
+            self.drive(WITH_EVERY_TAG, every);
+            if has_any {
+                self.and(&format!("devices.serial IN ({WITH_ANY_TAG})"), any);
+            }
+        } else if has_any {
+            self.drive(WITH_ANY_TAG, any);
         }
         let after = Value::Integer(rows::to_secs(online_after));
         match criteria.online {
@@ -140,16 +184,17 @@ pub(crate) fn order_by(ordering: DeviceOrdering) -> &'static str {
 }
 
 /// The query's page and the count of all it selects, in one statement: the
-/// window's serials and the count come from the inner select (no device's
-/// tags gathered but the page's); only a window starting past the end takes
-/// a second statement, for the count.
+/// count is an uncorrelated subquery, evaluated once, over an index where
+/// the criteria allow; the page is read in the order of an index where one
+/// fits, so a listing stops after its window instead of sorting every
+/// device (which `COUNT(*) OVER ()` would make it do). Only a window
+/// starting past the end takes a second statement, for the count.
 pub(crate) fn query(
     conn: &Connection,
     owner: AccountId,
     query: &DeviceQuery,
 ) -> rusqlite::Result<DevicePage> {
     let filter = Filter::new(owner, &query.selector, query.online_after);
-    let order = order_by(query.ordering);
     let (limit, offset) = query.window.map_or((-1, 0), |window| {
         (
             i64::from(window.limit),
@@ -157,15 +202,16 @@ pub(crate) fn query(
         )
     });
     let text = format!(
-        "SELECT {DEVICE_COLUMNS}, page.total FROM \
-         (SELECT devices.serial AS serial, COUNT(*) OVER () AS total FROM devices \
-          WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?) AS page \
-         JOIN devices ON devices.serial = page.serial ORDER BY {order}",
-        where_ = filter.sql
+        "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
+         FROM {from} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
+        from = filter.from,
+        where_ = filter.sql,
+        order = order_by(query.ordering),
     );
     let values = filter
         .values
         .iter()
+        .chain(&filter.values)
         .cloned()
         .chain([Value::Integer(limit), Value::Integer(offset)]);
     let mut total = 0_i64;
@@ -179,8 +225,8 @@ pub(crate) fn query(
     if devices.is_empty() && offset > 0 {
         total = conn
             .prepare_cached(&format!(
-                "SELECT COUNT(*) FROM devices WHERE {}",
-                filter.sql
+                "SELECT COUNT(*) FROM {} WHERE {}",
+                filter.from, filter.sql
             ))?
             .query_row(params_from_iter(filter.values), |row| row.get(0))?;
     }
@@ -222,7 +268,33 @@ pub(crate) fn json_array<'a>(items: impl IntoIterator<Item = &'a str>) -> String
 
 #[cfg(test)]
 mod tests {
-    use super::json_array;
+    use super::{holds, json_array};
+
+    #[test]
+    fn texts_hold_a_needle_as_rust_lowercases_them() {
+        let cases = [
+            ("Kitchen Pi", "kitchen", true),
+            ("Kitchen Pi", "n p", true),
+            ("Kitchen Pi", "pi", true),
+            ("Kitchen Pi", "ki ", false),
+            ("Kitchen Pi", "é", false),
+            ("ÉCOLE 12", "école", true),
+            ("ÉCOLE 12", "ecole", false),
+            ("Straße", "straße", true),
+            ("KELVIN \u{212A}", "k", true),
+            ("ab", "abc", false),
+            ("", "a", false),
+            ("any", "", true),
+        ];
+        for (text, needle, expected) in cases {
+            assert_eq!(holds(text, needle), expected, "{text:?} {needle:?}");
+            assert_eq!(
+                text.to_lowercase().contains(needle),
+                expected,
+                "as the domain's search: {text:?} {needle:?}"
+            );
+        }
+    }
 
     #[test]
     fn json_arrays_read_back_as_the_strings_given() {

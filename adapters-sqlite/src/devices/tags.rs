@@ -63,8 +63,8 @@ pub(crate) fn retag(
     let filter = Filter::new(owner, selector, online_after);
     let selected = tx
         .prepare_cached(&format!(
-            "INSERT INTO temp.retag_selection (serial) SELECT devices.serial FROM devices WHERE {}",
-            filter.sql
+            "INSERT INTO temp.retag_selection (serial) SELECT devices.serial FROM {} WHERE {}",
+            filter.from, filter.sql
         ))?
         .execute(params_from_iter(filter.values))?;
     let remove = json_array(distinct(&change.remove));
