@@ -23,6 +23,7 @@ fn sqlite_counts(file: &Path) -> Value {
         ("keys", "email_keys"),
         ("login_failures", "login_failures"),
         ("devices", "devices"),
+        ("device_tags", "device_tags"),
         ("device_ports", "device_ports"),
         ("commands", "device_commands"),
         ("outbox", "outbox"),
