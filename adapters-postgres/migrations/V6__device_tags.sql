@@ -9,3 +9,7 @@ CREATE TABLE device_tags (
     PRIMARY KEY (serial, tag)
 );
 CREATE INDEX device_tags_by_account ON device_tags (account_id, tag, serial);
+
+-- The online devices of an account (a heartbeat in the last minutes) without
+-- reading the others.
+CREATE INDEX devices_by_last_seen ON devices (account_id, last_seen);
