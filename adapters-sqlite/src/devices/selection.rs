@@ -74,6 +74,8 @@ const NAMED: &str = "SELECT DISTINCT value AS serial FROM json_each(?)";
 pub(crate) struct Filter {
     /// The `FROM` clause's text.
     pub(crate) from: String,
+    /// Whether serials drive the select (else the account's devices do).
+    driven: bool,
     /// The `WHERE` clause's text.
     pub(crate) sql: String,
     /// The values of the `?`s of both, in order.
@@ -86,6 +88,7 @@ impl Filter {
     pub(crate) fn new(owner: AccountId, selector: &Selector, online_after: Timestamp) -> Self {
         let mut filter = Self {
             from: "devices".to_owned(),
+            driven: false,
             sql: "devices.account_id = ?".to_owned(),
             values: vec![Value::Integer(owner.0)],
         };
@@ -99,9 +102,26 @@ impl Filter {
     fn drive(&mut self, subquery: &str, values: impl IntoIterator<Item = Value>) {
         self.from =
             format!("({subquery}) AS chosen CROSS JOIN devices ON devices.serial = chosen.serial");
+        self.driven = true;
         let mut all: Vec<Value> = values.into_iter().collect();
         all.append(&mut self.values);
         self.values = all;
+    }
+
+    /// The `FROM` clause of a select in `ordering`: the account's devices
+    /// are read through the index in that order (which SQLite, taking an
+    /// account's devices for a few, would not always choose), so that a
+    /// page stops after its window.
+    fn from_in(&self, ordering: DeviceOrdering) -> String {
+        if self.driven {
+            return self.from.clone();
+        }
+        let index = match ordering.key {
+            OrderKey::CreatedTime => "devices_by_account",
+            OrderKey::Name => "devices_by_name",
+            OrderKey::LastSeenTime => "devices_by_last_seen",
+        };
+        format!("devices INDEXED BY {index}")
     }
 
     fn and(&mut self, condition: &str, values: impl IntoIterator<Item = Value>) {
@@ -201,19 +221,7 @@ pub(crate) fn query(
             i64::try_from(window.offset).unwrap_or(i64::MAX),
         )
     });
-    let text = format!(
-        "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
-         FROM {from} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
-        from = filter.from,
-        where_ = filter.sql,
-        order = order_by(query.ordering),
-    );
-    let values = filter
-        .values
-        .iter()
-        .chain(&filter.values)
-        .cloned()
-        .chain([Value::Integer(limit), Value::Integer(offset)]);
+    let (text, values) = page_statement(&filter, query.ordering, limit, offset);
     let mut total = 0_i64;
     let devices = conn
         .prepare_cached(&text)?
@@ -234,6 +242,32 @@ pub(crate) fn query(
         count: total.unsigned_abs(),
         devices,
     })
+}
+
+/// The statement of [`query`] (a page of `limit` devices, -1 for all,
+/// after `offset`, and the count of all), with its values.
+fn page_statement(
+    filter: &Filter,
+    ordering: DeviceOrdering,
+    limit: i64,
+    offset: i64,
+) -> (String, Vec<Value>) {
+    let text = format!(
+        "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
+         FROM {in_order} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
+        from = filter.from,
+        in_order = filter.from_in(ordering),
+        where_ = filter.sql,
+        order = order_by(ordering),
+    );
+    let values = filter
+        .values
+        .iter()
+        .chain(&filter.values)
+        .cloned()
+        .chain([Value::Integer(limit), Value::Integer(offset)])
+        .collect();
+    (text, values)
 }
 
 /// The distinct tags of a list, as text.
@@ -265,6 +299,9 @@ pub(crate) fn json_array<'a>(items: impl IntoIterator<Item = &'a str>) -> String
     json.push(']');
     json
 }
+
+#[cfg(test)]
+mod plans;
 
 #[cfg(test)]
 mod tests {

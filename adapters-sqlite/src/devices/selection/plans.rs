@@ -1,0 +1,112 @@
+//! The plans SQLite makes of the fleet queries, on a migrated database
+//! without statistics (as every database is): serials or tags given are
+//! looked up through their index instead of walking the account's devices,
+//! and a listing reads an index in its order instead of sorting all.
+
+use super::{Filter, page_statement};
+use crate::SqliteStore;
+use chrono::{TimeZone, Utc};
+use domain::{AccountId, Criteria, DeviceOrdering, Search, Selector, Tag};
+use rusqlite::{Connection, params_from_iter};
+
+/// A migrated scratch database and a connection to it with the functions.
+fn database() -> (tempfile::TempDir, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.sqlite");
+    SqliteStore::open(&path).unwrap().migrate().unwrap();
+    let conn = Connection::open(&path).unwrap();
+    super::register_functions(&conn).unwrap();
+    (dir, conn)
+}
+
+/// The plan's lines (`EXPLAIN QUERY PLAN`'s details) for a page of 100.
+fn plan(conn: &Connection, selector: &Selector, ordering: &str) -> Vec<String> {
+    let now = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
+    let filter = Filter::new(AccountId(1), selector, now);
+    let ordering = DeviceOrdering::parse(ordering).unwrap();
+    let (text, values) = page_statement(&filter, ordering, 100, 0);
+    conn.prepare(&format!("EXPLAIN QUERY PLAN {text}"))
+        .unwrap()
+        .query_map(params_from_iter(values), |row| row.get(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn tags(names: &[&str]) -> Vec<Tag> {
+    names.iter().map(|name| Tag::parse(name).unwrap()).collect()
+}
+
+#[test]
+fn serials_and_tags_are_looked_up_through_their_index() {
+    let (_dir, conn) = database();
+    let cases = [
+        (
+            Criteria {
+                tags: tags(&["lab", "eu"]),
+                online: Some(true),
+                ..Criteria::default()
+            },
+            "SEARCH device_tags USING COVERING INDEX device_tags_by_account (account_id=? AND tag=?)",
+        ),
+        (
+            Criteria {
+                any_tags: tags(&["lab", "eu"]),
+                search: Search::new("pi"),
+                ..Criteria::default()
+            },
+            "SEARCH device_tags USING COVERING INDEX device_tags_by_account (account_id=? AND tag=?)",
+        ),
+        (
+            Criteria {
+                serials: Some(vec!["a".into(), "b".into()]),
+                tags: tags(&["lab"]),
+                ..Criteria::default()
+            },
+            "SCAN json_each VIRTUAL TABLE INDEX 1:",
+        ),
+    ];
+    for (criteria, lookup) in cases {
+        let plan = plan(&conn, &Selector::Matching(criteria.clone()), "name");
+        assert!(
+            plan.iter().any(|line| line == lookup),
+            "{criteria:?}: {plan:#?}"
+        );
+        assert!(
+            plan.iter()
+                .any(|line| line == "SEARCH devices USING PRIMARY KEY (serial=?)"),
+            "{criteria:?}: {plan:#?}"
+        );
+        assert!(
+            !plan.iter().any(|line| line.contains("devices_by_")),
+            "no walk of the account's devices: {criteria:?}: {plan:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_listing_reads_an_index_in_its_order() {
+    let (_dir, conn) = database();
+    let cases = [
+        ("created_time", "devices_by_account"),
+        ("-created_time", "devices_by_account"),
+        ("name", "devices_by_name"),
+        ("-name", "devices_by_name"),
+        ("last_seen_time", "devices_by_last_seen"),
+        ("-last_seen_time", "devices_by_last_seen"),
+    ];
+    for (ordering, index) in cases {
+        let plan = plan(&conn, &Selector::All, ordering);
+        assert!(
+            plan.iter()
+                .any(|line| line.starts_with("SEARCH devices USING INDEX") && line.contains(index)),
+            "{ordering}: {plan:#?}"
+        );
+        assert!(
+            !plan
+                .iter()
+                .any(|line| line == "USE TEMP B-TREE FOR ORDER BY"),
+            "no sort of every device: {ordering}: {plan:#?}"
+        );
+    }
+}
