@@ -76,10 +76,10 @@
   }
 
   // Tags as links to the fleet view of one tag.
-  const tagList = (tags) =>
+  const tagList = (tags, label) =>
     el(
       "ul",
-      { class: "tags" },
+      label ? { class: "tags", "aria-label": label } : { class: "tags" },
       ...tags.map((t) => el("li", {}, el("a", { class: "tag", href: `/console/?tag=${encodeURIComponent(t)}` }, t))),
     );
 
@@ -109,10 +109,14 @@
       el(
         "tr",
         { "data-serial": d.serial },
-        el("td", {}, el("a", { href: `/console/devices/${d.serial}/` }, d.name)),
+        el(
+          "td",
+          {},
+          el("a", { href: `/console/devices/${d.serial}/` }, d.name),
+          ...(d.tags.length ? [tagList(d.tags, `Tags of ${d.name}`)] : []),
+        ),
         el("td", {}, status(d.online)),
         el("td", {}, d.machine_type),
-        el("td", {}, ...(d.tags.length ? [tagList(d.tags)] : [])),
         el("td", {}, timeElement(d.last_seen)),
       );
     if (state.complete) {

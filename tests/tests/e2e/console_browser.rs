@@ -225,3 +225,50 @@ fn console_pages_fit_360_px_with_the_longest_names() {
     );
     report.assert_clean();
 }
+
+e2e!(console_fleet_view_filters_pages_and_tags: sqlite);
+fn console_fleet_view_filters_pages_and_tags() {
+    let server = Server::builder().throttle_off().online_window(900).start();
+    let shots = [
+        "device-tags-refused",
+        "device-tags",
+        "device-tags-phone",
+        "fleet-filtered",
+        "fleet-filtered-phone",
+        "fleet-filtered-dark",
+        "fleet-no-match",
+        "tag-devices",
+        "tag-devices-phone",
+        "tag-devices-refused",
+        "fleet-tagged",
+        "fleet-tagged-phone",
+        "fleet-tagged-dark",
+        "fleet-tagged-top",
+    ];
+    forget(&shots);
+    let alice = server.account("alice@example.com");
+    let report = run_script(
+        &server,
+        "console_fleet.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+        ],
+    );
+    report.assert_clean();
+    assert_screenshots(&shots);
+    // What the browser did, seen through the API: the sensors carry the
+    // tags added at once, the kitchen its own less the one removed without
+    // script.
+    let devices = server.get("/devices/").token(&alice.token).send().json();
+    let devices = devices.as_array().expect("a list");
+    assert_eq!(devices.len(), 55, "{devices:?}");
+    for device in devices {
+        let name = device["name"].as_str().unwrap_or_default();
+        if name.starts_with("Sensor") {
+            assert_eq!(device["tags"], json!(["batch:7", "field"]), "{device}");
+        } else if name == "Kitchen Pi" {
+            assert_eq!(device["tags"], json!(["lab"]), "{device}");
+        }
+    }
+}
