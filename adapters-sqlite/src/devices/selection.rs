@@ -112,7 +112,7 @@ impl Filter {
     /// are read through the index in that order (which SQLite, taking an
     /// account's devices for a few, would not always choose), so that a
     /// page stops after its window.
-    fn from_in(&self, ordering: DeviceOrdering) -> String {
+    fn source_in(&self, ordering: DeviceOrdering) -> String {
         if self.driven {
             return self.from.clone();
         }
@@ -256,7 +256,7 @@ fn page_statement(
         "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
          FROM {in_order} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
         from = filter.from,
-        in_order = filter.from_in(ordering),
+        in_order = filter.source_in(ordering),
         where_ = filter.sql,
         order = order_by(ordering),
     );
