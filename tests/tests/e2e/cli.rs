@@ -217,7 +217,7 @@ fn device_add_prints_the_device() {
             "2048",
         ],
     );
-    assert_eq!(keys(&device).len(), 18, "{device:#}");
+    assert_eq!(keys(&device).len(), 20, "{device:#}");
     assert_eq!(device["serial"], GOOD_SERIAL);
     assert_eq!(device["name"], "Shed");
     assert_eq!(device["machine_type"], "rpi_4b");
