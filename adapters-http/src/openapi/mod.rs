@@ -3,6 +3,7 @@
 //! the same descriptions that validate bodies and answer OPTIONS, so the
 //! document cannot drift from what the server does.
 
+mod query;
 mod responses;
 mod schemas;
 #[cfg(test)]

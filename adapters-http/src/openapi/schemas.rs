@@ -164,7 +164,8 @@ fn drf_boolean_schema(field: &Field, direction: Direction) -> Schema {
 /// A list of plain values (tags, serials): at most the field's
 /// `max_length` items and, when it has a `minimum`, at least that many.
 fn list_schema(field: &Field, item: &Field, direction: Direction) -> Schema {
-    let item_schema: Schema = if *item == TAG_ITEM {
+    // A query's tags are any text: one that is no tag matches no device.
+    let item_schema: Schema = if *item == TAG_ITEM && direction != Direction::Query {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .pattern(Some(TAG_PATTERN))
@@ -176,7 +177,7 @@ fn list_schema(field: &Field, item: &Field, direction: Direction) -> Schema {
     let mut array = ArrayBuilder::new()
         .title(Some(field.label))
         .items(RefOr::T(item_schema));
-    if !field.read_only {
+    if !field.read_only && direction != Direction::Query {
         array = array
             .max_items(field.max_length)
             .min_items(field.minimum.and_then(|n| usize::try_from(n).ok()));
@@ -214,6 +215,9 @@ fn nullable(kind: Type, field: &Field, direction: Direction) -> SchemaType {
 
 /// One field's schema, from the same description OPTIONS shows.
 pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
+    if field.kind == FieldType::Boolean && direction == Direction::Query {
+        return super::query::boolean_filter_schema(field);
+    }
     if let (FieldType::List, Some(item)) = (field.kind, field.item) {
         return list_schema(field, item, direction);
     }
