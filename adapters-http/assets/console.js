@@ -108,7 +108,10 @@
     const rowOf = (d) =>
       el(
         "tr",
-        { "data-serial": d.serial },
+        {
+          "data-serial": d.serial,
+          "data-search": `${d.name.toLowerCase()} ${d.serial} ${d.description.toLowerCase()}`,
+        },
         el(
           "td",
           {},
@@ -216,6 +219,12 @@
     let typing = null;
     filters.addEventListener("input", (event) => {
       if (event.target.tagName !== "INPUT") return;
+      // At once, the rows of this page that do not match step aside; the
+      // view of the whole fleet follows from the server.
+      const words = event.target.value.trim().toLowerCase();
+      for (const row of document.querySelectorAll("#device-rows tr[data-search]")) {
+        row.hidden = !row.dataset.search.includes(words);
+      }
       clearTimeout(typing);
       typing = setTimeout(() => refresh(false), 250);
     });
