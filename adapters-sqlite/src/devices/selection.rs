@@ -37,18 +37,14 @@ fn found(ctx: &Context<'_>) -> rusqlite::Result<bool> {
     Ok(false)
 }
 
-/// Whether `text`, lowercased as Rust does, holds `needle` (lowercase);
-/// without lowercasing a copy when `text` is ASCII (ASCII letters lowercase
-/// alike either way, and an ASCII text cannot hold any other character).
+/// Whether `text`, lowercased as Rust does, holds `needle` (lowercase).
+/// Both steps are the standard library's (optimised even in a debug build).
 fn holds(text: &str, needle: &str) -> bool {
-    if !text.is_ascii() {
-        return text.to_lowercase().contains(needle);
+    if text.is_ascii() {
+        text.to_ascii_lowercase().contains(needle)
+    } else {
+        text.to_lowercase().contains(needle)
     }
-    needle.is_empty()
-        || text
-            .as_bytes()
-            .windows(needle.len())
-            .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The serials of the account's devices carrying every tag of a JSON array
@@ -76,6 +72,8 @@ pub(crate) struct Filter {
     pub(crate) from: String,
     /// Whether serials drive the select (else the account's devices do).
     driven: bool,
+    /// Whether a search is among the conditions.
+    searches: bool,
     /// The `WHERE` clause's text.
     pub(crate) sql: String,
     /// The values of the `?`s of both, in order.
@@ -89,6 +87,7 @@ impl Filter {
         let mut filter = Self {
             from: "devices".to_owned(),
             driven: false,
+            searches: false,
             sql: "devices.account_id = ?".to_owned(),
             values: vec![Value::Integer(owner.0)],
         };
@@ -176,6 +175,7 @@ impl Filter {
             );
         }
         if let Some(search) = &criteria.search {
+            self.searches = true;
             self.and(
                 &format!("{FOUND}(?, devices.name, devices.description, devices.serial)"),
                 [Value::Text(search.needle().to_owned())],
@@ -245,27 +245,40 @@ pub(crate) fn query(
 }
 
 /// The statement of [`query`] (a page of `limit` devices, -1 for all,
-/// after `offset`, and the count of all), with its values.
+/// after `offset`, and the count of all), with its values. A search of the
+/// account's devices reads every one of them anyway, so they are read once:
+/// the selected devices' serials are counted (`COUNT(*) OVER ()`) and
+/// sorted, and only the page's are read again. Otherwise the count is a
+/// subquery, over an index or the serials given, and the page stops after
+/// its window.
 fn page_statement(
     filter: &Filter,
     ordering: DeviceOrdering,
     limit: i64,
     offset: i64,
 ) -> (String, Vec<Value>) {
+    let (from, where_, order) = (&filter.from, &filter.sql, order_by(ordering));
+    let window = [Value::Integer(limit), Value::Integer(offset)];
+    if filter.searches && !filter.driven {
+        let text = format!(
+            "SELECT {DEVICE_COLUMNS}, page.total FROM \
+             (SELECT devices.serial AS serial, COUNT(*) OVER () AS total FROM {from} \
+              WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?) AS page \
+             CROSS JOIN devices ON devices.serial = page.serial ORDER BY {order}"
+        );
+        return (text, filter.values.iter().cloned().chain(window).collect());
+    }
     let text = format!(
         "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
          FROM {in_order} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
-        from = filter.from,
         in_order = filter.source_in(ordering),
-        where_ = filter.sql,
-        order = order_by(ordering),
     );
     let values = filter
         .values
         .iter()
         .chain(&filter.values)
         .cloned()
-        .chain([Value::Integer(limit), Value::Integer(offset)])
+        .chain(window)
         .collect();
     (text, values)
 }

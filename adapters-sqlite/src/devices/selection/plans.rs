@@ -84,29 +84,66 @@ fn serials_and_tags_are_looked_up_through_their_index() {
     }
 }
 
+const ORDERINGS: [&str; 6] = [
+    "created_time",
+    "-created_time",
+    "name",
+    "-name",
+    "last_seen_time",
+    "-last_seen_time",
+];
+
 #[test]
 fn a_listing_reads_an_index_in_its_order() {
     let (_dir, conn) = database();
-    let cases = [
-        ("created_time", "devices_by_account"),
-        ("-created_time", "devices_by_account"),
-        ("name", "devices_by_name"),
-        ("-name", "devices_by_name"),
-        ("last_seen_time", "devices_by_last_seen"),
-        ("-last_seen_time", "devices_by_last_seen"),
-    ];
-    for (ordering, index) in cases {
-        let plan = plan(&conn, &Selector::All, ordering);
+    let filtered = Selector::Matching(Criteria {
+        online: Some(false),
+        machine_type: domain::MachineType::from_code("rpi_5"),
+        ..Criteria::default()
+    });
+    for selector in [Selector::All, filtered] {
+        for ordering in ORDERINGS {
+            let index = match ordering.trim_start_matches('-') {
+                "created_time" => "devices_by_account",
+                "name" => "devices_by_name",
+                _ => "devices_by_last_seen",
+            };
+            let plan = plan(&conn, &selector, ordering);
+            assert!(
+                plan.iter().any(|line| {
+                    line.starts_with("SEARCH devices USING INDEX") && line.contains(index)
+                }),
+                "{ordering}: {plan:#?}"
+            );
+            assert!(
+                !plan
+                    .iter()
+                    .any(|line| line == "USE TEMP B-TREE FOR ORDER BY"),
+                "no sort of every device: {ordering}: {plan:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_search_reads_the_accounts_devices_once() {
+    let (_dir, conn) = database();
+    let search = Selector::Matching(Criteria {
+        search: Search::new("pi"),
+        online: Some(true),
+        ..Criteria::default()
+    });
+    for ordering in ORDERINGS {
+        let plan = plan(&conn, &search, ordering);
+        let walks = plan
+            .iter()
+            .filter(|line| line.starts_with("SCAN devices") || line.contains("INDEX devices_by_"))
+            .count();
+        assert_eq!(walks, 1, "{ordering}: {plan:#?}");
         assert!(
             plan.iter()
-                .any(|line| line.starts_with("SEARCH devices USING INDEX") && line.contains(index)),
-            "{ordering}: {plan:#?}"
-        );
-        assert!(
-            !plan
-                .iter()
-                .any(|line| line == "USE TEMP B-TREE FOR ORDER BY"),
-            "no sort of every device: {ordering}: {plan:#?}"
+                .any(|line| line == "SEARCH devices USING PRIMARY KEY (serial=?)"),
+            "the page's devices read again by serial: {ordering}: {plan:#?}"
         );
     }
 }
