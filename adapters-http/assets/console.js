@@ -211,6 +211,10 @@
       }
       events?.close();
       document.getElementById("fleet-view").replaceWith(document.adoptNode(view));
+      for (const id of ["online-count", "offline-count"]) {
+        const fresh = page.getElementById(id);
+        if (fresh) document.getElementById(id).textContent = fresh.textContent;
+      }
       if (push) window.history.pushState(null, "", url);
       else window.history.replaceState(null, "", url);
       document.body.dataset.events = page.body.dataset.events;
