@@ -62,6 +62,7 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         "Change password",
         "New install token",
         "Log out everywhere",
+        "Change tags",
     ] {
         assert!(
             buttons.iter().any(|b| *b == expected),
@@ -125,6 +126,12 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         .token(&alice.token)
         .send();
     commands.expect(200, json!([]));
+    let device = server
+        .get(&format!("/devices/{serial}/"))
+        .token(&alice.token)
+        .send()
+        .json();
+    assert_eq!(device["tags"], json!([]), "{device}");
     server
         .get("/profile/")
         .token(&alice.token)
