@@ -39,6 +39,12 @@ escape) loses that property before it is sent: such a body is malformed, and
 devmgr answers it 400 as a parse error. The API has no field of that name,
 so the case stays schema-valid; every other generated property is sent.
 
+The fleet's selectors get `"all": true` exactly when they have no criterion
+(in positive cases: a rule between keys that the document states in words),
+and a positive bulk tagging names a tag and first has every tag of the run's
+devices taken off, so no device ends with more than 20 (a limit that depends
+on what earlier calls left).
+
 A long poll (`GET /agent/commands/`) finds a reboot queued for its device by
 the agent account's owner, so it answers at once instead of after `wait`
 seconds (up to 60). Like a real agent, the hooks then acknowledge every
@@ -181,11 +187,61 @@ def _plant_secrets(case) -> None:
         body["email"] = address if len(address) <= 254 else f"st{next(_registrations)}@example.com"
 
 
+# The criteria of a selector (docs/api.md, "Fleet").
+_CRITERIA = ("serials", "tags", "any_tags", "online", "machine_type", "search")
+
+
+def _settle_selector(case) -> None:
+    """`"all": true` exactly when the selector has no criterion: a rule
+    between keys, which the document states in words."""
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if case.media_type == "application/json":
+        selector = body.get("selector")
+        if not isinstance(selector, dict):
+            return
+        if any(key in selector for key in _CRITERIA):
+            selector.pop("all", None)
+        else:
+            selector["all"] = True
+    elif any(f"selector.{key}" in body for key in _CRITERIA):
+        body.pop("selector.all", None)
+    else:
+        body["selector.all"] = "true"
+
+
+def _make_room_for_tags(case) -> None:
+    """A bulk tagging names a tag, and no device can end with more than 20
+    tags: every tag of the run's devices is taken off first (the limit
+    depends on what earlier calls left, which no schema can state)."""
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if not (body.get("add") or body.get("remove")):
+        body["add"] = ["schemathesis"] if case.media_type == "application/json" else "schemathesis"
+    headers = {"Authorization": f"Token {_log_in()}"}
+    tags = requests.get(f"{BASE}/tags/", headers=headers, timeout=TIMEOUT)
+    tags.raise_for_status()
+    names = [tag["name"] for tag in tags.json()]
+    for start in range(0, len(names), 20):
+        requests.post(
+            f"{BASE}/devices/tags/",
+            json={"selector": {"all": True}, "remove": names[start : start + 20]},
+            headers=headers,
+            timeout=TIMEOUT,
+        ).raise_for_status()
+
+
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
     _drop_unwritable_multipart_names(case)
     if _is_positive(case):
         _plant_secrets(case)
+        if case.method == "POST" and case.path in ("/devices/select/", "/devices/tags/"):
+            _settle_selector(case)
+        if case.method == "POST" and case.path == "/devices/tags/":
+            _make_room_for_tags(case)
     if case.method == "GET" and case.path == "/agent/commands/":
         requests.post(
             f"{BASE}/devices/{AGENT_SERIAL}/reboot/",

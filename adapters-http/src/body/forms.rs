@@ -78,7 +78,7 @@ pub(crate) fn typed_values(
 ) -> Map<String, Value> {
     let mut values = Map::new();
     let mut lists: BTreeMap<&str, BTreeMap<u64, Map<String, Value>>> = BTreeMap::new();
-    let mut objects: BTreeMap<&str, (&[Field], Vec<(String, FormValue)>)> = BTreeMap::new();
+    let mut objects: BTreeMap<&str, NestedPairs> = BTreeMap::new();
     for (name, value) in pairs {
         if let Some((object, key)) = object_key(&name, fields) {
             let children = object.children.unwrap_or_default();
@@ -130,6 +130,9 @@ pub(crate) fn typed_values(
     }
     values
 }
+
+/// A nested object's fields, and its keys and values as the form sent them.
+type NestedPairs<'f> = (&'f [Field], Vec<(String, FormValue)>);
 
 /// `<object>.<key>` of a declared nested object (`selector.online`), as
 /// DRF's HTML parsing reads a nested serializer: the object's field and the key.

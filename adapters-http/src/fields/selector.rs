@@ -242,8 +242,8 @@ fn drf_boolean_value(value: &Value) -> Option<bool> {
         Value::String(text) if FALSE_SPELLINGS.contains(&text.as_str()) => Some(false),
         // Python compares 1.0 equal to 1, so DRF takes it too.
         Value::Number(number) => match number.as_f64() {
-            Some(n) if n == 1.0 => Some(true),
-            Some(n) if n == 0.0 => Some(false),
+            Some(1.0) => Some(true),
+            Some(0.0) => Some(false),
             _ => None,
         },
         _ => None,

@@ -317,20 +317,29 @@ pub(super) fn bad_request_schema() -> Schema {
 pub(super) fn validation_error_schema() -> Schema {
     let messages = || ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String));
     // Lists of objects (a heartbeat's ports) get one object of errors per item.
-    let item_errors = ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .additional_properties(Some(messages()));
+    let item_errors = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .additional_properties(Some(messages()))
+    };
+    let field_errors = ArrayBuilder::new().items(
+        AnyOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .item(item_errors()),
+    );
     ObjectBuilder::new()
         .schema_type(Type::Object)
         .description(Some(
-            "Field name → messages; errors of no single field are under `non_field_errors`.",
+            "Field name → messages; errors of no single field are under `non_field_errors`;\na nested object's errors (a selector's) are an object of its own, key → messages.",
         ))
+        // A nested object (a selector) gets its keys' errors as an object.
         .additional_properties(Some(
-            ArrayBuilder::new().items(
+            AdditionalProperties::RefOr(RefOr::T(
                 AnyOfBuilder::new()
-                    .item(ObjectBuilder::new().schema_type(Type::String))
-                    .item(item_errors),
-            ),
+                    .item(field_errors)
+                    .item(item_errors())
+                    .into(),
+            )),
         ))
         .into()
 }

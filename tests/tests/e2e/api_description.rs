@@ -302,7 +302,7 @@ fn every_failure_answers_with_a_drf_body_the_document_names() {
         id
     );
     let device = &doc["components"]["schemas"]["Device"];
-    assert_eq!(device["required"].as_array().map(Vec::len), Some(18));
+    assert_eq!(device["required"].as_array().map(Vec::len), Some(20));
     assert_eq!(
         device["properties"]["disk_capacity"]["type"],
         serde_json::json!(["integer", "null"])
