@@ -28,9 +28,17 @@ const client = createClient<paths>({
 });
 const list = await client.GET("/devices/");
 if (list.data === undefined) throw new Error(`list: ${JSON.stringify(list.error)}`);
-answers.list = [list.response.status, list.data.map((device) => device.name)];
+// Without `limit` the list is the plain array; with it, a page.
+if (!Array.isArray(list.data)) throw new Error(`list: a page without limit`);
+const devices = list.data;
+answers.list = [list.response.status, devices.map((device) => device.name)];
 const serial = env("DEVMGR_SERIAL");
-if (!list.data.some((device) => device.serial === serial)) throw new Error(`${serial} not listed`);
+if (!devices.some((device) => device.serial === serial)) throw new Error(`${serial} not listed`);
+const page = await client.GET("/devices/", { params: { query: { limit: 1 } } });
+if (page.data === undefined || Array.isArray(page.data)) throw new Error(`page: ${page.data}`);
+if (page.data.count !== devices.length || page.data.results.length !== 1) {
+  throw new Error(`page: ${JSON.stringify(page.data)}`);
+}
 
 const reboot = await client.POST("/devices/{serial}/reboot/", { params: { path: { serial } } });
 if (reboot.data === undefined) throw new Error(`reboot: ${JSON.stringify(reboot.error)}`);

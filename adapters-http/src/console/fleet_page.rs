@@ -4,6 +4,7 @@
 
 use super::chrome::Chrome;
 use super::fleet_filters::{FleetFilters, PAGE_SIZE};
+use super::notices::devices;
 use super::views::DeviceRow;
 use askama::Template;
 use domain::{MachineType, Tag, TagCount};
@@ -46,15 +47,6 @@ pub(crate) struct FleetPage {
     pub(crate) verified: bool,
     pub(crate) has_password: bool,
     pub(crate) install_command: String,
-}
-
-/// "1 device", "3 devices".
-pub(crate) fn devices(count: u64) -> String {
-    if count == 1 {
-        "1 device".to_owned()
-    } else {
-        format!("{count} devices")
-    }
 }
 
 /// What the filtered view shows, in a sentence: "3 devices.",

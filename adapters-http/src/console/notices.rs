@@ -47,7 +47,16 @@ pub(crate) fn text(code: &str) -> Option<&'static str> {
 /// The notice after tagging `count` devices (the only number a notice
 /// takes from the URL: it is read as a number, never as text).
 pub(crate) fn tagged(count: u64) -> String {
-    format!("Tags changed on {}.", super::fleet_page::devices(count))
+    format!("Tags changed on {}.", devices(count))
+}
+
+/// "1 device", "3 devices".
+pub(crate) fn devices(count: u64) -> String {
+    if count == 1 {
+        "1 device".to_owned()
+    } else {
+        format!("{count} devices")
+    }
 }
 
 /// The path to `path` with the notice `code`.

@@ -8,7 +8,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::fleet_filters::FleetFilters;
-use super::fleet_page::devices;
+use super::notices::devices;
 use super::posted::Posted;
 use super::respond::{render, see_other};
 use super::shown::Shown;
