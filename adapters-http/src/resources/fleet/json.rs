@@ -8,6 +8,9 @@ use application::use_cases::{DevicesPage, PREVIEW};
 use domain::TagCount;
 use serde::Serialize;
 
+/// The tag the examples select and count.
+pub(super) const EXAMPLE_TAG: &str = "lab";
+
 const fn shown(name: &'static str, label: &'static str, kind: FieldType) -> Field {
     Field::read_only(name, label, kind)
 }
@@ -43,7 +46,7 @@ impl Described for TagCountJson {
 
     fn example() -> Self {
         Self {
-            name: super::EXAMPLE_TAG.to_owned(),
+            name: EXAMPLE_TAG.to_owned(),
             device_count: 2,
         }
     }

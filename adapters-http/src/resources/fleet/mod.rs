@@ -3,6 +3,8 @@
 
 mod json;
 
+use json::EXAMPLE_TAG;
+
 pub use json::{
     MATCHED_SCHEMA, MatchedJson, SELECTION_SCHEMA, SelectionJson, TAG_COUNT_SCHEMA, TagCountJson,
 };
@@ -19,9 +21,6 @@ use actix_web::web::Data;
 use application::use_cases::RetagError;
 use domain::{Criteria, Selector, TagChange};
 use serde_json::{Map, Value};
-
-/// The tag the examples select and count.
-const EXAMPLE_TAG: &str = "lab";
 
 /// The message for a bulk tagging that names no tag.
 const GIVE_TAGS: &str = "Give tags to add or to remove.";
