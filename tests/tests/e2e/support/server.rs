@@ -178,9 +178,13 @@ impl ServerBuilder {
             };
             (Running::Process(process), base)
         };
+        // A kept-alive connection idle for 3 s is not reused: the server
+        // closes one after 5 s, and a request sent as it closes fails
+        // before it arrives (CI, once, after a slow run of logins).
         let client = Client::builder()
             .redirect(Policy::none())
             .timeout(Duration::from_secs(30))
+            .pool_idle_timeout(Duration::from_secs(3))
             .build()
             .expect("an HTTP client");
         Server {
