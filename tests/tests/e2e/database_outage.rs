@@ -51,7 +51,7 @@ const DEVICES: usize = 3;
 /// [`CLIENT_TIMEOUT`], so a request that waited for the database's return
 /// instead of answering 503 shows; each stretch after a return is longer
 /// than [`BACK_WITHIN`], and the rest of it must be all successes.
-const WARM_UP: Duration = Duration::from_secs(2);
+const WARM_UP: Duration = Duration::from_secs(4);
 const CUT_FOR: Duration = Duration::from_secs(6);
 const BLACKHOLE_FOR: Duration = Duration::from_secs(6);
 const AFTER_RETURN: Duration = Duration::from_secs(8);
