@@ -15,6 +15,7 @@ mod commands;
 mod console_sessions;
 mod devices;
 mod fleet_signals;
+mod jobs;
 mod keys;
 mod login_attempts;
 mod outbox;

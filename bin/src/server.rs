@@ -21,6 +21,8 @@ use std::thread::JoinHandle;
 /// How often idle throttling state, finished lockouts, expired keys and old
 /// commands are forgotten.
 const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+/// How often the job engine looks for due steps.
+const JOB_TICK: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A server serving, with the outbox worker and housekeeping running beside
 /// it on the current actix system; await `server` to serve until it stops.
@@ -113,6 +115,7 @@ pub async fn start(
         let app = app.clone();
         async move { app.mail.deliver_forever().await }
     });
+    actix_web::rt::spawn(run_jobs(app.clone()));
     actix_web::rt::spawn(housekeeping(app, shared));
     Ok(Started {
         address,
@@ -136,6 +139,19 @@ fn metrics_listener(
             metrics::gauge!("devmgr_password_hash_queue").set(hasher.queue_length() as f64);
         });
     Ok(MetricsListener { listener, metrics })
+}
+
+/// The job engine's ticker: twice a second, takes every step of every job
+/// that is due (a scheduled start, a wave that ended, an interval that
+/// passed), so each happens within a second of its time.
+async fn run_jobs(app: Services) {
+    let mut ticks = actix_web::rt::time::interval(JOB_TICK);
+    loop {
+        ticks.tick().await;
+        if let Err(error) = app.job_runner.tick().await {
+            tracing::warn!(error = ?error, "cannot look at the jobs");
+        }
+    }
 }
 
 /// Now and then, forgets what throttling no longer needs, expired keys and

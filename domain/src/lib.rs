@@ -9,6 +9,7 @@ pub mod bounded_text;
 pub mod command;
 pub mod device;
 pub mod email;
+pub mod job;
 pub mod listening_port;
 pub mod machine_type;
 pub mod password;
@@ -29,6 +30,10 @@ pub use command::{
 };
 pub use device::{Device, DeviceFacts, FactsReport, Serial};
 pub use email::EmailAddress;
+pub use job::{
+    HaltFailureRatio, JobId, JobSettings, JobStatus, TargetCounts, TargetStatus, WaveInterval,
+    WavePlan, WaveSize, WaveVerdict,
+};
 pub use listening_port::{Port, PortNumber, Protocol};
 pub use machine_type::MachineType;
 pub use secret::InstallToken;

@@ -193,5 +193,7 @@ impl DeviceOrdering {
     }
 }
 
+mod stored;
+
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@ mod accounts;
 mod clock;
 mod console;
 mod devices;
+mod jobs;
 mod limits;
 mod long_polls;
 mod mail;
@@ -19,6 +20,7 @@ pub use accounts::*;
 pub use clock::*;
 pub use console::*;
 pub use devices::*;
+pub use jobs::*;
 pub use limits::*;
 pub use long_polls::*;
 pub use mail::*;
@@ -134,6 +136,8 @@ pub struct Ports {
     pub devices: Arc<dyn DeviceRepository>,
     /// Device commands.
     pub commands: Arc<dyn CommandRepository>,
+    /// Fleet jobs.
+    pub jobs: Arc<dyn JobRepository>,
     /// Mail waiting for delivery.
     pub outbox: Arc<dyn Outbox>,
     /// Failed logins.

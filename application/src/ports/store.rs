@@ -2,8 +2,8 @@
 
 use super::{
     AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
-    EmailKeyRepository, FleetSignals, LoginAttemptRepository, MailLinks, Mailer, Outbox,
-    PasswordHasher, Ports, RandomSource, StoreProbe, TokenRepository,
+    EmailKeyRepository, FleetSignals, JobRepository, LoginAttemptRepository, MailLinks, Mailer,
+    Outbox, PasswordHasher, Ports, RandomSource, StoreProbe, TokenRepository,
 };
 use std::sync::Arc;
 
@@ -22,6 +22,7 @@ pub trait Store:
     + EmailKeyRepository
     + DeviceRepository
     + CommandRepository
+    + JobRepository
     + Outbox
     + LoginAttemptRepository
     + ConsoleSessionRepository
@@ -39,6 +40,7 @@ impl<T> Store for T where
         + EmailKeyRepository
         + DeviceRepository
         + CommandRepository
+        + JobRepository
         + Outbox
         + LoginAttemptRepository
         + ConsoleSessionRepository
@@ -67,6 +69,7 @@ impl Ports {
             keys: store.clone(),
             devices: store.clone(),
             commands: store.clone(),
+            jobs: store.clone(),
             outbox: store.clone(),
             login_attempts: store.clone(),
             console_sessions: store.clone(),

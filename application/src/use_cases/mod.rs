@@ -5,6 +5,7 @@ mod accounts;
 mod devices;
 mod fleet;
 mod housekeeping;
+mod jobs;
 mod lockout;
 mod mail_delivery;
 mod password_reset;
@@ -26,6 +27,7 @@ pub use devices::{
 };
 pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use housekeeping::Housekeeping;
+pub use jobs::{JobActionError, JobRequest, JobRunner, Jobs};
 pub use mail_delivery::{Delivery, MailDelivery};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use probes::Probes;
@@ -138,6 +140,10 @@ pub struct Services {
     pub devices: Devices,
     /// The agent side: enrolment, heartbeats, commands.
     pub fleet: Fleet,
+    /// Fleet jobs: reboots in waves.
+    pub jobs: Jobs,
+    /// The job engine, driven by the server's ticker.
+    pub job_runner: JobRunner,
     /// Watching a fleet change, for open consoles.
     pub watching: Watching,
     /// The outbox worker.
@@ -163,7 +169,25 @@ impl Services {
             secrets.clone(),
             settings.verification_key_lifetime,
         );
+        let job_runner = JobRunner {
+            jobs: ports.jobs.clone(),
+            clock: ports.clock.clone(),
+            secrets: secrets.clone(),
+            signals: ports.fleet_signals.clone(),
+            online_window: settings.online_window,
+            command_lifetime: settings.command_lifetime,
+        };
         Self {
+            jobs: Jobs {
+                jobs: ports.jobs.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                signals: ports.fleet_signals.clone(),
+                runner: job_runner.clone(),
+                online_window: settings.online_window,
+                command_lifetime: settings.command_lifetime,
+            },
+            job_runner,
             accounts: Accounts {
                 accounts: ports.accounts.clone(),
                 hasher: ports.hasher.clone(),

@@ -183,3 +183,45 @@ fn orderings_parse_and_break_ties_by_creation_then_serial() {
     sorted.sort();
     assert_eq!(bs, sorted, "ties ascend by creation, then serial");
 }
+
+#[test]
+fn a_stored_selector_reads_back_the_same() {
+    let tag = |raw: &str| Tag::parse(raw).unwrap();
+    let selectors = [
+        Selector::All,
+        Selector::Matching(Criteria {
+            serials: Some(vec![
+                "a b".to_owned(),
+                "100%\nnew\rline".to_owned(),
+                String::new(),
+            ]),
+            tags: vec![tag("lab"), tag("site-2")],
+            any_tags: vec![tag("x")],
+            online: Some(false),
+            machine_type: MachineType::from_code("rpi4"),
+            search: Search::new("Kitchen %0A pi\n"),
+        }),
+        Selector::Matching(Criteria {
+            serials: Some(Vec::new()),
+            ..Criteria::default()
+        }),
+        Selector::Matching(Criteria {
+            online: Some(true),
+            ..Criteria::default()
+        }),
+    ];
+    for selector in selectors {
+        let text = selector.to_stored();
+        assert_eq!(Selector::from_stored(&text), Some(selector), "{text:?}");
+    }
+    for text in [
+        "",
+        "everything",
+        "online maybe",
+        "search 100%",
+        "serial x",
+        "tag UPPER CASE",
+    ] {
+        assert_eq!(Selector::from_stored(text), None, "{text:?}");
+    }
+}
