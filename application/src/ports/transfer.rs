@@ -82,13 +82,17 @@ pub enum Table {
     DevicePorts,
     /// Commands, with their whole history.
     DeviceCommands,
+    /// Fleet jobs, with where each stands.
+    Jobs,
+    /// The targets of fleet jobs.
+    JobTargets,
     /// Mail not yet delivered.
     Outbox,
 }
 
 impl Table {
     /// Every table, in an order where a row's references are copied before it.
-    pub const ALL: [Table; 10] = [
+    pub const ALL: [Table; 12] = [
         Table::Accounts,
         Table::ApiTokens,
         Table::ConsoleSessions,
@@ -98,6 +102,8 @@ impl Table {
         Table::DeviceTags,
         Table::DevicePorts,
         Table::DeviceCommands,
+        Table::Jobs,
+        Table::JobTargets,
         Table::Outbox,
     ];
 
@@ -113,6 +119,8 @@ impl Table {
             Table::DeviceTags => "device_tags",
             Table::DevicePorts => "device_ports",
             Table::DeviceCommands => "device_commands",
+            Table::Jobs => "jobs",
+            Table::JobTargets => "job_targets",
             Table::Outbox => "outbox",
         }
     }
@@ -122,6 +130,7 @@ impl Table {
         match self {
             Table::EmailKeys => "keys",
             Table::DeviceCommands => "commands",
+            Table::JobTargets => "job targets",
             other => other.name(),
         }
     }
@@ -138,6 +147,8 @@ impl Table {
             Table::DeviceTags => DEVICE_TAGS_COLUMNS,
             Table::DevicePorts => DEVICE_PORTS_COLUMNS,
             Table::DeviceCommands => DEVICE_COMMANDS_COLUMNS,
+            Table::Jobs => JOBS_COLUMNS,
+            Table::JobTargets => JOB_TARGETS_COLUMNS,
             Table::Outbox => OUTBOX_COLUMNS,
         }
     }
@@ -173,7 +184,8 @@ impl Table {
             Table::Devices => &["serial"],
             Table::DeviceTags => &["serial", "tag"],
             Table::DevicePorts => &["serial", "port", "protocol"],
-            Table::DeviceCommands | Table::Outbox => &["id"],
+            Table::JobTargets => &["job_id", "position"],
+            Table::DeviceCommands | Table::Jobs | Table::Outbox => &["id"],
         }
     }
 }
@@ -212,6 +224,34 @@ const LOGIN_FAILURES_COLUMNS: &[Column] = &[
     column("failures", Integer),
     column("window_start", Time),
     column("locked_until", Time),
+];
+const JOBS_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("account_id", Integer),
+    column("seq", Integer),
+    column("action", Text),
+    column("selector", Text),
+    column("selector_json", Text),
+    column("status", Text),
+    column("start_time", Time),
+    column("wave_size", Integer),
+    column("wave_interval_seconds", Integer),
+    column("halt_failure_ratio", Text),
+    column("created_time", Time),
+    column("finished_time", Time),
+    column("target_count", Integer),
+    column("current_wave", Integer),
+    column("next_wave_time", Time),
+];
+const JOB_TARGETS_COLUMNS: &[Column] = &[
+    column("job_id", Text),
+    column("position", Integer),
+    column("serial", Text),
+    column("name", Text),
+    column("wave", Integer),
+    column("command_id", Text),
+    column("status", Text),
+    column("detail", Text),
 ];
 const DEVICE_TAGS_COLUMNS: &[Column] = &[
     column("serial", Text),
