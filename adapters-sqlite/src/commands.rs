@@ -209,9 +209,12 @@ impl CommandRepository for SqliteStore {
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
         let before = rows::to_secs(issued_before);
         self.run("purge old commands", move |conn| {
-            conn.prepare_cached("DELETE FROM device_commands WHERE issued_time < ?1")?
-                .execute([before])
-                .map(drop)
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // The job targets read through them keep how they ended.
+            crate::jobs::before_commands_purged(&tx, before)?;
+            tx.prepare_cached("DELETE FROM device_commands WHERE issued_time < ?1")?
+                .execute([before])?;
+            tx.commit()
         })
         .await
     }

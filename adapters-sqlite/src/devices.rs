@@ -3,7 +3,7 @@
 mod selection;
 mod tags;
 
-pub(crate) use selection::register_functions;
+pub(crate) use selection::{Filter, json_array, register_functions};
 
 use crate::rows::{self, DEVICE_COLUMNS, DEVICE_STORED_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
@@ -228,11 +228,16 @@ impl DeviceRepository for SqliteStore {
         let target = serial.clone();
         let deleted = self
             .run("delete device", move |conn| {
-                conn.execute(
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                // Its job targets that ended keep how they ended; its
+                // commands go with it.
+                crate::jobs::before_device_deleted(&tx, owner.0, target.as_str())?;
+                let deleted = tx.execute(
                     "DELETE FROM devices WHERE serial = ?1 AND account_id = ?2",
                     params![target.as_str(), owner.0],
-                )
-                .map(|deleted| deleted > 0)
+                )?;
+                tx.commit()?;
+                Ok(deleted > 0)
             })
             .await?;
         if deleted {
