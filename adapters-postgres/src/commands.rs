@@ -186,9 +186,15 @@ impl CommandRepository for PgStore {
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
         self.run("purge old commands", |c| {
             Box::pin(async move {
+                // Job targets read through a purged command keep its final
+                // status (all of them are old enough to have ended or lapsed).
                 prepared::execute(
                     c,
-                    "DELETE FROM device_commands WHERE issued_time < $1",
+                    "WITH purged AS (DELETE FROM device_commands WHERE issued_time < $1 \
+                     RETURNING id, status, detail) \
+                     UPDATE job_targets t SET detail = COALESCE(p.detail, ''), status = \
+                     CASE WHEN p.status IN ('done', 'failed') THEN p.status ELSE 'lapsed' END \
+                     FROM purged p WHERE t.command_id = p.id AND t.status IS NULL",
                     &[&rows::at(issued_before)],
                 )
                 .await?;

@@ -19,7 +19,7 @@ use domain::{
 use enrolment::{insert_enrolled, lock_device, rekey};
 
 mod enrolment;
-mod filter;
+pub(crate) mod filter;
 mod listing;
 mod tagging;
 
@@ -47,6 +47,44 @@ async fn replace_ports(
     )
     .await?;
     Ok(())
+}
+
+/// Before a device of `owner` goes with its commands: locks it, and the
+/// commands an agent could still acknowledge (an acknowledgement then waits
+/// and finds its command gone), and makes the job targets read through its
+/// commands that are done or failed keep that status and detail; the others
+/// will read `skipped` (docs/architecture.md, "Fleet jobs"). Whether
+/// `owner` has the device.
+async fn keep_ended_targets(
+    tx: &Transaction<'_>,
+    owner: AccountId,
+    serial: &Serial,
+) -> Result<bool, tokio_postgres::Error> {
+    let found = prepared::query_opt(
+        tx,
+        "SELECT FROM devices WHERE serial = $1 AND account_id = $2 FOR UPDATE",
+        &[&serial.as_str(), &owner.0],
+    )
+    .await?;
+    if found.is_none() {
+        return Ok(false);
+    }
+    prepared::execute(
+        tx,
+        "SELECT FROM device_commands WHERE serial = $1 \
+         AND (status IS NULL OR status = 'received') FOR UPDATE",
+        &[&serial.as_str()],
+    )
+    .await?;
+    prepared::execute(
+        tx,
+        "UPDATE job_targets t SET status = c.status, detail = COALESCE(c.detail, '') \
+         FROM device_commands c WHERE t.serial = $1 AND t.status IS NULL \
+         AND c.id = t.command_id AND c.status IN ('done', 'failed')",
+        &[&serial.as_str()],
+    )
+    .await?;
+    Ok(true)
 }
 
 #[async_trait]
@@ -197,6 +235,9 @@ impl DeviceRepository for PgStore {
             .transaction("delete device", |tx| {
                 let serial = serial.clone();
                 Box::pin(async move {
+                    if !keep_ended_targets(tx, owner, &serial).await? {
+                        return Ok(false);
+                    }
                     let deleted = prepared::execute(
                         tx,
                         "DELETE FROM devices WHERE serial = $1 AND account_id = $2",

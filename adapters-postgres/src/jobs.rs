@@ -1,4 +1,8 @@
-//! Fleet jobs (being written: every method refuses until it is).
+//! Fleet jobs on PostgreSQL (docs/architecture.md, "Fleet jobs"): the
+//! `jobs` and `job_targets` tables. A target's status is read through its
+//! command unless it was kept (`records`); the owner's reads and changes
+//! (`reads`, `changes`) and the engine's steps (`steps`) are each one unit
+//! of work, the steps one transaction conditional on the job row.
 
 use crate::store::PgStore;
 use application::StoreError;
@@ -6,98 +10,165 @@ use application::ports::{
     ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, TargetPage, Window,
 };
 use async_trait::async_trait;
-use domain::{AccountId, CommandId, JobId, Timestamp};
+use domain::{AccountId, CommandId, JobId, Serial, Timestamp};
 
-fn unwritten() -> StoreError {
-    StoreError::message("fleet jobs are not written yet")
-}
+mod changes;
+mod reads;
+mod records;
+mod steps;
 
 #[async_trait]
 impl JobRepository for PgStore {
-    async fn create_job(&self, _job: &NewJob, _online_after: Timestamp) -> Result<(), StoreError> {
-        Err(unwritten())
+    async fn create_job(&self, job: &NewJob, online_after: Timestamp) -> Result<(), StoreError> {
+        self.transaction("create a job", |tx| {
+            let job = job.clone();
+            Box::pin(async move { Ok(changes::create(tx, &job, online_after).await?) })
+        })
+        .await
     }
+
     async fn begin_job(
         &self,
-        _id: &JobId,
-        _now: Timestamp,
-        _online_after: Timestamp,
+        id: &JobId,
+        now: Timestamp,
+        online_after: Timestamp,
     ) -> Result<bool, StoreError> {
-        Err(unwritten())
+        self.transaction("start a scheduled job", |tx| {
+            let id = id.clone();
+            Box::pin(async move { steps::begin(tx, &id, now, online_after).await })
+        })
+        .await
     }
+
     async fn active_jobs(
         &self,
-        _now: Timestamp,
-        _lapse_before: Timestamp,
+        now: Timestamp,
+        lapse_before: Timestamp,
     ) -> Result<Vec<ActiveJob>, StoreError> {
-        Ok(Vec::new())
+        self.run("list active jobs", |c| {
+            Box::pin(async move { reads::active_jobs(c, now, lapse_before).await })
+        })
+        .await
     }
+
     async fn active_job(
         &self,
-        _id: &JobId,
-        _lapse_before: Timestamp,
+        id: &JobId,
+        lapse_before: Timestamp,
     ) -> Result<Option<ActiveJob>, StoreError> {
-        Err(unwritten())
+        self.run("read an active job", |c| {
+            let id = id.clone();
+            Box::pin(async move { reads::active_job(c, &id, lapse_before).await })
+        })
+        .await
     }
+
     async fn start_wave(
         &self,
-        _id: &JobId,
-        _wave: u32,
-        _command_ids: &[CommandId],
-        _now: Timestamp,
-        _lapse_before: Timestamp,
+        id: &JobId,
+        wave: u32,
+        command_ids: &[CommandId],
+        now: Timestamp,
+        lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
-        Err(unwritten())
+        let started = self
+            .transaction("start a wave", |tx| {
+                let (id, command_ids) = (id.clone(), command_ids.to_vec());
+                Box::pin(async move {
+                    steps::start_wave(tx, &id, wave, &command_ids, now, lapse_before).await
+                })
+            })
+            .await?;
+        let Some(serials) = started else {
+            return Ok(false);
+        };
+        // This instance's polls wake at once; the others' hear the
+        // notifications sent with the commands.
+        for serial in serials {
+            self.wakeups.wake(&Serial::from_stored(serial));
+        }
+        Ok(true)
     }
+
     async fn settle_wave(
         &self,
-        _id: &JobId,
-        _wave: u32,
-        _settlement: Settlement,
-        _now: Timestamp,
-        _lapse_before: Timestamp,
+        id: &JobId,
+        wave: u32,
+        settlement: Settlement,
+        now: Timestamp,
+        lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
-        Err(unwritten())
+        self.transaction("settle a wave", |tx| {
+            let id = id.clone();
+            Box::pin(async move {
+                steps::settle_wave(tx, &id, wave, settlement, now, lapse_before).await
+            })
+        })
+        .await
     }
+
     async fn cancel_job(
         &self,
-        _owner: AccountId,
-        _id: &JobId,
-        _now: Timestamp,
+        owner: AccountId,
+        id: &JobId,
+        now: Timestamp,
     ) -> Result<JobChange, StoreError> {
-        Err(unwritten())
+        self.transaction("cancel a job", |tx| {
+            let id = id.clone();
+            Box::pin(async move { Ok(changes::cancel(tx, owner, &id, now).await?) })
+        })
+        .await
     }
+
     async fn resume_job(
         &self,
-        _owner: AccountId,
-        _id: &JobId,
-        _now: Timestamp,
+        owner: AccountId,
+        id: &JobId,
+        now: Timestamp,
     ) -> Result<JobChange, StoreError> {
-        Err(unwritten())
+        self.transaction("resume a job", |tx| {
+            let id = id.clone();
+            Box::pin(async move { Ok(changes::resume(tx, owner, &id, now).await?) })
+        })
+        .await
     }
+
     async fn find_job(
         &self,
-        _owner: AccountId,
-        _id: &JobId,
-        _lapse_before: Timestamp,
+        owner: AccountId,
+        id: &JobId,
+        lapse_before: Timestamp,
     ) -> Result<Option<JobRecord>, StoreError> {
-        Err(unwritten())
+        self.run("read a job", |c| {
+            let id = id.clone();
+            Box::pin(async move { reads::find_job(c, owner, &id, lapse_before).await })
+        })
+        .await
     }
+
     async fn list_jobs(
         &self,
-        _owner: AccountId,
-        _window: Window,
-        _lapse_before: Timestamp,
+        owner: AccountId,
+        window: Window,
+        lapse_before: Timestamp,
     ) -> Result<JobPage, StoreError> {
-        Err(unwritten())
+        self.run("list jobs", |c| {
+            Box::pin(async move { reads::list_jobs(c, owner, window, lapse_before).await })
+        })
+        .await
     }
+
     async fn job_targets(
         &self,
-        _owner: AccountId,
-        _id: &JobId,
-        _window: Window,
-        _lapse_before: Timestamp,
+        owner: AccountId,
+        id: &JobId,
+        window: Window,
+        lapse_before: Timestamp,
     ) -> Result<Option<TargetPage>, StoreError> {
-        Err(unwritten())
+        self.run("list a job's targets", |c| {
+            let id = id.clone();
+            Box::pin(async move { reads::job_targets(c, owner, &id, window, lapse_before).await })
+        })
+        .await
     }
 }

@@ -12,7 +12,7 @@ type Param = Box<dyn ToSql + Sync + Send>;
 
 /// The conditions selecting an account's devices, and their parameters
 /// (`$1` is the account).
-pub(super) struct Filter {
+pub(crate) struct Filter {
     conditions: String,
     params: Vec<Param>,
 }
@@ -20,7 +20,7 @@ pub(super) struct Filter {
 impl Filter {
     /// The account's devices the selector selects; online means a heartbeat
     /// later than `online_after`.
-    pub(super) fn new(owner: AccountId, selector: &Selector, online_after: Timestamp) -> Self {
+    pub(crate) fn new(owner: AccountId, selector: &Selector, online_after: Timestamp) -> Self {
         let mut filter = Self {
             conditions: "devices.account_id = $1".to_owned(),
             params: vec![Box::new(owner.0)],
@@ -32,18 +32,18 @@ impl Filter {
     }
 
     /// The conditions, for a `WHERE` clause.
-    pub(super) fn conditions(&self) -> &str {
+    pub(crate) fn conditions(&self) -> &str {
         &self.conditions
     }
 
     /// Binds `value` to the next parameter; its placeholder.
-    pub(super) fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
+    pub(crate) fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
         self.params.push(Box::new(value));
         format!("${}", self.params.len())
     }
 
     /// The parameters bound so far, in order.
-    pub(super) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub(crate) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params
             .iter()
             .map(|p| &**p as &(dyn ToSql + Sync))
