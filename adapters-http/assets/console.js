@@ -103,6 +103,7 @@
     show("no-match", state.count === 0);
     show("fleet-table", state.count > 0);
     show("tag-action", state.count > 0);
+    show("reboot-action", state.count > 0);
     const rows = document.getElementById("device-rows");
     if (!rows) return;
     const rowOf = (d) =>
@@ -172,6 +173,36 @@
     );
   };
 
+  // A job's page: its status, counts, buttons and the targets of its page.
+  const showJob = (state) => {
+    if (!state.job) {
+      window.location.assign("/console/jobs/");
+      return;
+    }
+    const job = state.job;
+    const badge = document.getElementById("job-status");
+    if (badge) badge.replaceWith(el("span", { class: `state ${job.status}`, id: "job-status" }, job.status));
+    const counts = document.getElementById("job-counts");
+    if (counts && counts.textContent !== job.counts) counts.textContent = job.counts;
+    show("cancel-action", job.can_cancel);
+    show("resume-action", job.can_resume);
+    const targets = document.getElementById("target-rows");
+    if (!targets || state.targets.length === 0) return;
+    targets.replaceChildren(
+      ...state.targets.map((t) =>
+        el(
+          "tr",
+          { "data-serial": t.serial },
+          el("td", {}, String(t.wave)),
+          el("td", {}, el("a", { href: `/console/devices/${t.serial}/` }, t.name)),
+          el("td", { class: "serial" }, t.serial),
+          el("td", {}, el("span", { class: `state ${t.status}` }, t.status)),
+          el("td", {}, t.detail),
+        ),
+      ),
+    );
+  };
+
   let events = null;
   const connect = () => {
     const source = document.body.dataset.events;
@@ -179,6 +210,7 @@
     events = new EventSource(source);
     events.addEventListener("fleet", (event) => showFleet(JSON.parse(event.data)));
     events.addEventListener("device", (event) => showDevice(JSON.parse(event.data)));
+    events.addEventListener("job", (event) => showJob(JSON.parse(event.data)));
   };
   connect();
   window.addEventListener("pagehide", () => events?.close());

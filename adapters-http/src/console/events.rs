@@ -8,12 +8,15 @@
 //! woken by one change share one read of the fleet; a stream ends with its
 //! session. The fleet page's stream carries the page's filters in its query
 //! (`?tag=lab&page=2`) and sends that view: the rows of its page, the
-//! account's counts and the view's summary.
+//! account's counts and the view's summary. A job's page streams with
+//! `?job=<id>` (and its `&page=N`) and gets the job's status, counts and
+//! targets of that page (`jobs_live.rs`).
 
 use super::browser::Viewer;
 use super::device::serial_of;
 use super::failure::Failure;
 use super::fleet_filters::FleetFilters;
+use super::jobs_live::{WatchedJob, job_state};
 use super::live::{DeviceState, LiveCommand, LiveDevice, SentFleet};
 use super::notice_query::url_query_value;
 use crate::state::HttpState;
@@ -49,6 +52,7 @@ async fn stream(
     let device = url_query_value(req.query_string(), "device")
         .map(|raw| serial_of(&raw))
         .transpose()?;
+    let job = WatchedJob::from_query(req.query_string())?;
     let watch = Watch {
         listener: state.app.watching.watch(&viewer.account),
         session: viewer.browser.session().unwrap_or_default().to_owned(),
@@ -56,6 +60,7 @@ async fn stream(
         state,
         account: viewer.account,
         device,
+        job,
         filters: FleetFilters::from_query(req.query_string()),
         fleet: SentFleet::default(),
         last_device: None,
@@ -80,13 +85,15 @@ struct Watch {
     /// The console session's secret: the stream ends with the session.
     session: String,
     device: Option<Serial>,
+    /// The job whose page this stream updates.
+    job: Option<WatchedJob>,
     /// The fleet page's filters and page (`?search=…&page=2`, as its URL).
     filters: FleetFilters,
     listener: Box<dyn FleetListener>,
     stopping: watch::Receiver<bool>,
     /// The fleet as last sent.
     fleet: SentFleet,
-    /// The device event last sent.
+    /// The device (or job) event last sent.
     last_device: Option<String>,
     /// When the stream last woke (`None` before its first look).
     woke: Option<Instant>,
@@ -154,6 +161,15 @@ impl Watch {
             return Ok(None);
         }
         let watching = &self.state.app.watching;
+        if let Some(job) = &self.job {
+            let state = job_state(&self.state, &self.account, job).await?;
+            let event = event("job", &state);
+            if self.last_device.as_ref() == Some(&event) {
+                return Ok(Some((None, None)));
+            }
+            self.last_device = Some(event.clone());
+            return Ok(Some((Some(event), None)));
+        }
         match self.device.clone() {
             None => {
                 let views = self.fleet_views().await?;

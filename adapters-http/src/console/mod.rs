@@ -28,10 +28,17 @@ mod failure;
 mod fleet;
 mod fleet_filters;
 mod fleet_page;
+mod jobs;
+mod jobs_actions;
+mod jobs_live;
+mod jobs_page;
+mod jobs_views;
 mod live;
 mod notice_query;
 mod notices;
 mod posted;
+mod reboot_devices;
+mod reboot_devices_form;
 mod register;
 mod reset;
 mod respond;
@@ -61,6 +68,8 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .configure(reset::mount)
             .configure(fleet::mount)
             .configure(tag_devices::mount)
+            .configure(reboot_devices::mount)
+            .configure(jobs::mount)
             .configure(device::mount)
             .configure(device_actions::mount)
             .configure(add_device::mount)

@@ -31,6 +31,24 @@ const NOTICES: &[(&str, &str)] = &[
     ("tagged", "The tags are changed."),
     ("password-changed", "Your password is changed."),
     (
+        "job-started",
+        "The job is started: its devices reboot wave by wave.",
+    ),
+    (
+        "job-scheduled",
+        "The job is scheduled: it starts at its start time.",
+    ),
+    (
+        "job-cancelled",
+        "The job is cancelled: its waiting devices are skipped; reboots already sent go on.",
+    ),
+    (
+        "job-resumed",
+        "The job is resumed: its next wave is under way.",
+    ),
+    ("job-already-finished", "This job has already finished."),
+    ("job-not-halted", "Only a halted job can be resumed."),
+    (
         "install-token",
         "Your install token is new: the old one no longer enrols devices.",
     ),

@@ -1,0 +1,83 @@
+//! The job page's live updates: the `job` event of `/console/events/?job=<id>`
+//! (with the page's `&page=N`) carries the job's status, counts and buttons
+//! and the targets of that page, the same values the page shows. The job
+//! engine announces each step to the account's fleet, and so does each
+//! acknowledgement of a command, so the stream wakes when they change.
+
+use super::jobs::{page_of, pages, window};
+use super::jobs_page::TARGETS_PAGE_SIZE;
+use super::jobs_views::{JobSummary, TargetRow};
+use crate::state::HttpState;
+use application::StoreError;
+use domain::{Account, JobId};
+use serde::Serialize;
+
+/// Which job (and page of its targets) a stream watches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct WatchedJob {
+    id: JobId,
+    page: u64,
+}
+
+impl WatchedJob {
+    /// The job a stream's query names (`job=<id>`, `page=N`); `None` without
+    /// one, `Err` for a malformed id (404, as the page).
+    pub(super) fn from_query(query: &str) -> Result<Option<Self>, super::failure::Failure> {
+        let Some(raw) = super::notice_query::url_query_value(query, "job") else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            id: super::jobs_page::job_id_of(&raw)?,
+            page: page_of(query),
+        }))
+    }
+}
+
+/// The `job` event (`job` is null once the job is gone).
+#[derive(Debug, Serialize)]
+pub(super) struct JobState {
+    job: Option<JobSummary>,
+    targets: Vec<TargetRow>,
+    /// How many targets the job has.
+    count: u64,
+}
+
+/// How `watched` stands now, for `account`.
+pub(super) async fn job_state(
+    state: &HttpState,
+    account: &Account,
+    watched: &WatchedJob,
+) -> Result<JobState, StoreError> {
+    let jobs = &state.app.jobs;
+    let Some(job) = jobs.get(account, &watched.id).await? else {
+        return Ok(JobState {
+            job: None,
+            targets: Vec::new(),
+            count: 0,
+        });
+    };
+    let mut page = watched.page;
+    let mut targets = jobs
+        .targets(account, &watched.id, window(page, TARGETS_PAGE_SIZE))
+        .await?
+        .unwrap_or_else(|| application::ports::TargetPage {
+            count: 0,
+            targets: Vec::new(),
+        });
+    // The page shows the last page when its own is past the end: so do its updates.
+    let last = pages(targets.count, TARGETS_PAGE_SIZE);
+    if targets.targets.is_empty() && page > last {
+        page = last;
+        if let Some(read) = jobs
+            .targets(account, &watched.id, window(page, TARGETS_PAGE_SIZE))
+            .await?
+        {
+            targets = read;
+        }
+    }
+    Ok(JobState {
+        job: Some(JobSummary::of(&job)),
+        targets: targets.targets.iter().map(TargetRow::of).collect(),
+        count: targets.count,
+    })
+}
