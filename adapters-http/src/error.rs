@@ -39,6 +39,8 @@ pub enum ApiError {
         /// The route's `Allow` value.
         allow: String,
     },
+    /// 409 `{"detail": …}`: the resource's state forbids the request.
+    Conflict(&'static str),
     /// 413.
     TooLarge,
     /// 415 for a body that is not JSON.
@@ -94,6 +96,7 @@ impl ApiError {
             Self::Forbidden(message) => (*message).to_owned(),
             Self::NotFound => "Not found.".to_owned(),
             Self::MethodNotAllowed { method, .. } => format!("Method \"{method}\" not allowed."),
+            Self::Conflict(message) => (*message).to_owned(),
             Self::TooLarge => "Request body is too large.".to_owned(),
             Self::UnsupportedMediaType(media_type) => {
                 format!("Unsupported media type \"{media_type}\" in request.")
@@ -148,6 +151,7 @@ impl ResponseError for ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Conflict(_) => StatusCode::CONFLICT,
             Self::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,

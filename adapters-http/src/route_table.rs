@@ -3,7 +3,7 @@
 //! document alike.
 
 use crate::resources::{
-    accounts, agent, auth, devices, docs, enrolment, fleet, health, password_reset, profile,
+    accounts, agent, auth, devices, docs, enrolment, fleet, health, jobs, password_reset, profile,
     verification,
 };
 use std::sync::LazyLock;
@@ -25,6 +25,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         enrolment::routes(),
         fleet::routes(),
         health::routes(),
+        jobs::routes(),
         profile::routes(),
         password_reset::routes(),
         verification::routes(),

@@ -66,8 +66,8 @@ fn multipart_error(error: actix_multipart::MultipartError) -> ApiError {
 
 /// The values of a form (or a query string) as the field engine reads
 /// them: the last of repeated names counts; for a declared field, text that
-/// spells a whole number or a boolean becomes one, as DRF's `IntegerField`
-/// and `BooleanField` accept it; anything else stays text. A list of
+/// spells a whole number, a number or a boolean becomes one, as DRF's
+/// `IntegerField`, `FloatField` and `BooleanField` accept it; anything else stays text. A list of
 /// objects is spelled as DRF's HTML parsing reads it, an entry's fields
 /// named `<list>[<index>]<field>` (`ports[0]port=22&ports[0]protocol=tcp`);
 /// a list field's plain name carries nothing (DRF ignores it too). A list
@@ -182,6 +182,12 @@ fn typed(text: String, field: Option<&Field>) -> Value {
             .trim()
             .parse::<i64>()
             .map_or_else(|_| Value::String(text), Value::from),
+        FieldType::Float => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::String(text), Value::Number),
         FieldType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
             "true" | "1" => Value::Bool(true),
             "false" | "0" => Value::Bool(false),

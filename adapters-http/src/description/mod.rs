@@ -130,6 +130,8 @@ pub enum Tag {
     Accounts,
     /// The account's devices.
     Devices,
+    /// Fleet jobs: reboots in waves.
+    Jobs,
     /// What a device's agent calls.
     Agent,
     /// Probes for load balancers and orchestrators.
@@ -138,13 +140,20 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in the order the document lists them.
-    pub const ALL: [Tag; 4] = [Tag::Accounts, Tag::Devices, Tag::Agent, Tag::Health];
+    pub const ALL: [Tag; 5] = [
+        Tag::Accounts,
+        Tag::Devices,
+        Tag::Jobs,
+        Tag::Agent,
+        Tag::Health,
+    ];
 
     /// Its name in the document.
     pub fn name(self) -> &'static str {
         match self {
             Self::Accounts => "Accounts",
             Self::Devices => "Devices",
+            Self::Jobs => "Jobs",
             Self::Agent => "Agent",
             Self::Health => "Health",
         }
@@ -155,6 +164,9 @@ impl Tag {
         match self {
             Self::Accounts => "Registration, log-in, passwords and the profile.",
             Self::Devices => "The account's devices: list, edit, delete, reboot.",
+            Self::Jobs => {
+                "Fleet jobs: reboots of the selected devices in waves that halt by themselves."
+            }
             Self::Agent => "The device side: enrolment, heartbeats and commands.",
             Self::Health => "Probes for load balancers: no credentials, never throttled.",
         }

@@ -26,6 +26,8 @@ pub enum FieldType {
     Object,
     /// One of the field's `choices`.
     Choice,
+    /// A number, with or without a fraction.
+    Float,
 }
 
 impl FieldType {
@@ -41,6 +43,7 @@ impl FieldType {
             Self::List => "list",
             Self::Object => "nested object",
             Self::Choice => "choice",
+            Self::Float => "float",
         }
     }
 }
@@ -236,6 +239,15 @@ impl Field {
         });
         if let (Some(max), false) = (self.max_length, self.read_only) {
             meta["max_length"] = json!(max);
+        }
+        // DRF shows a number field's bounds as `min_value` and `max_value`.
+        if !self.read_only && matches!(self.kind, FieldType::Integer | FieldType::Float) {
+            if let Some(min) = self.minimum {
+                meta["min_value"] = json!(min);
+            }
+            if let Some(max) = self.maximum {
+                meta["max_value"] = json!(max);
+            }
         }
         if let Some(item) = self.item {
             let mut child = item.metadata();

@@ -1,10 +1,12 @@
 //! Request body fields: one description per field drives validation (with
 //! DRF's messages, in [`Form`]), the OPTIONS metadata and the OpenAPI schemas.
 
+pub mod datetime;
 mod field;
 mod filters;
 mod form;
 pub mod messages;
+pub mod numbers;
 pub mod selector;
 mod tags;
 #[cfg(test)]

@@ -205,6 +205,21 @@ fn object_of(fields: &[Field], direction: Direction) -> ObjectBuilder {
     object
 }
 
+/// A nested object as a response shows it: its read-only keys always, its
+/// writable ones (a job's selector, echoing the request) when they were sent.
+fn echoed_object(fields: &[Field]) -> ObjectBuilder {
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    for field in fields {
+        object = object.property(field.name, field_schema(field, Direction::Response));
+        if field.read_only {
+            object = object.required(field.name);
+        }
+    }
+    object
+}
+
 fn nullable(kind: Type, field: &Field, direction: Direction) -> SchemaType {
     if field.nullable && direction != Direction::Form {
         SchemaType::from_iter([kind, Type::Null])
@@ -237,7 +252,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
     if field.kind == FieldType::Object {
         let children = field.children.unwrap_or_default();
         let object = match direction {
-            Direction::Response => object_of(children, direction),
+            Direction::Response => echoed_object(children),
             Direction::Request | Direction::Form | Direction::Query => {
                 body_object(children, false, Direction::Request)
             }
@@ -254,6 +269,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
     let kind = match field.kind {
         FieldType::Boolean => Type::Boolean,
         FieldType::Integer => Type::Integer,
+        FieldType::Float => Type::Number,
         _ => Type::String,
     };
     let mut schema = ObjectBuilder::new()
@@ -274,7 +290,7 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
         FieldType::Email => schema = schema.pattern(Some(EMAIL_PATTERN)),
         _ => {}
     }
-    if kind == Type::Integer {
+    if matches!(kind, Type::Integer | Type::Number) {
         schema = schema
             .minimum(field.minimum.map(|n| n as f64))
             .maximum(field.maximum.map(|n| n as f64));

@@ -10,6 +10,7 @@ pub mod docs;
 pub mod enrolment;
 pub mod fleet;
 pub mod health;
+pub mod jobs;
 pub mod password_reset;
 pub mod profile;
 pub mod verification;
@@ -32,6 +33,10 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &devices::PORT_SCHEMA,
     &profile::PROFILE_SCHEMA,
     &health::READINESS_SCHEMA,
+    &jobs::JOB_SCHEMA,
+    &jobs::JOB_PAGE_SCHEMA,
+    &jobs::TARGET_SCHEMA,
+    &jobs::TARGET_PAGE_SCHEMA,
     &devices::REBOOT_SCHEMA,
     &fleet::MATCHED_SCHEMA,
     &fleet::SELECTION_SCHEMA,

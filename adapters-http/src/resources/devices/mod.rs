@@ -13,6 +13,7 @@ pub(crate) use json::{
     DEVICE_DESCRIPTION, DEVICE_NAME, DEVICE_TAGS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL,
 };
 pub use paging::DEVICE_PAGE_SCHEMA;
+pub(crate) use paging::page_links;
 pub use reboot::REBOOT_SCHEMA;
 
 use crate::answer::{Json, NoContent};

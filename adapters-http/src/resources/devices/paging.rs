@@ -83,7 +83,7 @@ impl Answer for DeviceListJson {
 }
 
 /// The `next` and `previous` links of the request's page.
-pub(super) fn page_links(
+pub(crate) fn page_links(
     base: &str,
     req: &HttpRequest,
     window: Window,
