@@ -152,7 +152,10 @@ pub(super) async fn start_wave(
 }
 
 /// Settles wave `wave` of job `id` if it is running with that wave current
-/// (and, for a next wave to come, still under way: a wave is settled once).
+/// and, unless the job completes, the wave still under way (no next wave
+/// time): so a wave is settled once, even by racers that decided
+/// differently. (A completion may follow a next wave time: a job without
+/// targets, or one resumed after its last wave, completes from there.)
 /// The wave's targets that have ended keep their status and detail; the
 /// job completes (finished at `now`), halts, or waits for its next wave.
 pub(super) async fn settle_wave(
@@ -166,9 +169,9 @@ pub(super) async fn settle_wave(
     let Some(wave) = stored_wave(wave) else {
         return Ok(false);
     };
-    let (status, finished, next, ends) = match settlement {
+    let (status, finished, next, completes) = match settlement {
         Settlement::Complete => ("completed", Some(rows::at(now)), None, true),
-        Settlement::Halt => ("halted", None, None, true),
+        Settlement::Halt => ("halted", None, None, false),
         Settlement::NextWaveAt(at) => ("running", None, Some(rows::at(at)), false),
     };
     let settled = prepared::execute(
@@ -176,7 +179,7 @@ pub(super) async fn settle_wave(
         "UPDATE jobs SET status = $3, finished_time = $4, next_wave_time = $5 \
          WHERE id = $1 AND status = 'running' AND current_wave = $2 \
          AND ($6 OR next_wave_time IS NULL)",
-        &[&id.as_str(), &wave, &status, &finished, &next, &ends],
+        &[&id.as_str(), &wave, &status, &finished, &next, &completes],
     )
     .await?;
     if settled == 0 {
