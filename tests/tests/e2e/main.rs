@@ -46,6 +46,7 @@ mod device_edit_support;
 mod device_support;
 mod fleet_listing_support;
 mod fleet_select_support;
+mod jobs_agents;
 mod support;
 
 mod agent_commands;
@@ -92,6 +93,8 @@ mod fleet_select;
 mod fleet_select_routes;
 mod input_rules;
 mod instances;
+mod jobs_instances;
+mod jobs_restart;
 mod login_storm;
 mod metrics_dashboard;
 mod observability;
