@@ -173,7 +173,8 @@ fn active_where(
     if !started.is_empty() {
         let text = format!(
             "SELECT jobs.id, {status} AS s, COUNT(*) FROM jobs \
-             CROSS JOIN {TARGETS_WITH_COMMANDS} ON {IN_CURRENT_WAVE} \
+             CROSS JOIN job_targets AS t ON {IN_CURRENT_WAVE} \
+             LEFT JOIN device_commands AS c ON c.id = t.command_id \
              WHERE jobs.id IN (SELECT value FROM json_each(?1)) GROUP BY jobs.id, s",
             status = target_status("?2"),
         );

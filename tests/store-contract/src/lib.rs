@@ -17,6 +17,7 @@ mod accounts;
 mod commands;
 mod devices;
 mod fleet;
+mod jobs;
 pub mod suite;
 pub mod transfer;
 
@@ -24,6 +25,7 @@ pub use accounts::*;
 pub use commands::*;
 pub use devices::*;
 pub use fleet::*;
+pub use jobs::*;
 
 use chrono::{TimeZone, Utc};
 use domain::{Amount, BoundedText, Timestamp};

@@ -16,6 +16,11 @@ pub mod device_retags;
 pub mod device_tags;
 pub mod devices;
 pub mod fleet_signals;
+pub mod jobs_lifecycle;
+pub mod jobs_owners;
+pub mod jobs_races;
+pub mod jobs_settling;
+pub mod jobs_waves;
 pub mod keys;
 pub mod login_attempts;
 pub mod outbox;
@@ -147,6 +152,38 @@ macro_rules! suite {
                 an_announcement_for_another_account_does_not_wake,
                 an_announcement_is_heard_once_and_only_by_earlier_watchers,
                 a_watch_times_out_when_nothing_is_announced,
+            }
+            jobs_lifecycle {
+                a_running_job_gets_its_targets_in_list_order_and_waves,
+                a_job_over_a_selection_targets_only_the_selected_devices,
+                a_scheduled_job_gets_its_targets_when_it_begins_and_begins_once,
+                the_engine_sees_due_scheduled_and_running_jobs_only,
+            }
+            jobs_owners {
+                cancelling_skips_the_waiting_targets_and_keeps_the_commands_given,
+                resuming_runs_a_halted_job_again_with_its_next_wave_due,
+                jobs_are_listed_newest_first_a_page_at_a_time,
+                targets_are_read_a_page_at_a_time,
+                counts_hold_every_status,
+            }
+            jobs_races {
+                racing_starts_of_a_wave_start_it_once,
+                racing_settlements_of_a_wave_settle_it_once,
+                racing_beginnings_of_a_scheduled_job_begin_it_once,
+                racing_cancellations_cancel_once,
+            }
+            jobs_settling {
+                a_settled_wave_keeps_its_statuses,
+                each_settlement_leaves_the_job_as_it_says,
+                a_settlement_needs_the_running_jobs_current_wave,
+                deleting_a_device_skips_its_unended_target_and_keeps_an_ended_one,
+                purging_commands_keeps_the_statuses_of_their_targets,
+            }
+            jobs_waves {
+                a_wave_gives_new_commands_with_the_ids_given_and_wakes_their_devices,
+                a_wave_joins_reboots_under_way_and_skips_deleted_devices,
+                a_wave_starts_once_when_it_is_next_and_due,
+                target_statuses_follow_their_commands,
             }
             keys {
                 a_verification_key_works_until_it_expires_even_when_used,
