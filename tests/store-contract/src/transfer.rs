@@ -1,17 +1,21 @@
 //! The transfer port (`devmgr copy-store`, docs/operations.md, "Moving
 //! between stores"): every row of one store into an empty other one, where
-//! the ports then show the same accounts, tokens, devices, commands, keys
-//! and mail, and new rows get ids of their own. Each adapter runs these
+//! the ports then show the same accounts, tokens, devices, commands, jobs
+//! and their targets, keys and mail, and new rows get ids (and places in
+//! order) of their own. Each adapter runs these
 //! from its tests with two fresh stores (the port is the same whatever the
 //! pair; the end-to-end tests copy from one kind of store to the other).
 
-use crate::{Store, account, ack, done, enrol, new_account, queue, serial, t0, tags, take};
+use crate::{
+    Store, account, ack, done, enrol, in_waves, job_id, new_account, new_job, queue, running_job,
+    serial, start_wave, t0, tags, take,
+};
 use application::ports::{
-    AccountRepository, DeviceRepository, StoreTransfer, Table, TransferError,
+    AccountRepository, DeviceRepository, StoreTransfer, Table, TransferError, Window,
 };
 use application::use_cases::copy_store;
 use domain::secret::SecretHash;
-use domain::{EmailAddress, Serial};
+use domain::{AccountId, EmailAddress, Selector, Serial};
 
 /// Devices of bob's big fleet: more than one batch of an export.
 const FLEET: usize = 2050;
@@ -25,8 +29,9 @@ fn count(counts: &[(Table, u64)], table: Table) -> u64 {
 
 /// Fills `source`: ann (with an API token, a verification key and its mail
 /// in the outbox) and her enrolled device with a command done and one
-/// pending; bob (an API token) and his fleet of [`FLEET`] devices, each
-/// with two tags.
+/// pending, joined by the first wave of her running job, and a scheduled
+/// job; bob (an API token) and his fleet of [`FLEET`] devices, each with two
+/// tags, and a job over them in waves of 1000.
 async fn fill(source: &impl Store) {
     let ann = AccountRepository::create(source, new_account("ann@example.com", Some("ann-token")))
         .await
@@ -61,6 +66,18 @@ async fn fill(source: &impl Store) {
         device.tags = tags(&["fleet", &format!("rack-{}", n % 3)]);
         DeviceRepository::create(source, &device).await.unwrap();
     }
+    let ann_job = running_job(source, ann.id, "ann-job", None).await;
+    assert!(start_wave(source, &ann_job, 1, "aw", 1, t0() + crate::minutes(2)).await);
+    let scheduled = new_job(
+        ann.id,
+        "ann-later",
+        Selector::All,
+        in_waves(None),
+        t0(),
+        Some(t0() + crate::minutes(60)),
+    );
+    source.create_job(&scheduled, t0()).await.unwrap();
+    running_job(source, bob.id, "bob-job", Some(1000)).await;
 }
 
 /// A copy shows through every port what the source showed, and the target
@@ -78,6 +95,8 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         (Table::Devices, FLEET as u64 + 1),
         (Table::DeviceTags, 2 * FLEET as u64),
         (Table::DeviceCommands, 2),
+        (Table::Jobs, 3),
+        (Table::JobTargets, FLEET as u64 + 1),
         (Table::Outbox, 1),
     ];
     for (table, n) in expected {
@@ -134,6 +153,9 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         "ann's verification key works on the target"
     );
 
+    assert_same_jobs(source, target, ann.id).await;
+    assert_same_jobs(source, target, bob.id).await;
+
     let carol = account(target, "carol").await;
     assert!(
         carol.id.0 > ann.id.0.max(bob.id.0),
@@ -147,6 +169,55 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         .map(|c| crate::label(&c.command.id))
         .collect();
     assert_eq!(newest_first, ["c3", "c2", "c1"]);
+    let after = t0() + crate::minutes(3);
+    assert_eq!(
+        crate::statuses(target, ann.id, &job_id("ann-job"), after).await,
+        ["done"],
+        "the copied target follows its copied command"
+    );
+    running_job(target, ann.id, "ann-new", None).await;
+    let jobs = target.list_jobs(ann.id, PAGE, after).await.unwrap();
+    assert_eq!(jobs.count, 3);
+    assert_eq!(
+        jobs.jobs[0].id,
+        job_id("ann-new"),
+        "a new job comes after the copied ones"
+    );
+}
+
+/// Every job of an account.
+const PAGE: Window = Window {
+    limit: 1000,
+    offset: 0,
+};
+
+/// The target shows `owner`'s jobs and their targets as the source does.
+async fn assert_same_jobs<S: Store>(source: &S, target: &S, owner: AccountId) {
+    let at = t0() + crate::minutes(2);
+    let jobs = source.list_jobs(owner, PAGE, at).await.unwrap();
+    assert_eq!(target.list_jobs(owner, PAGE, at).await.unwrap(), jobs);
+    for job in &jobs.jobs {
+        let pages = [0, 1000, 2000].map(|offset| Window {
+            limit: 1000,
+            offset,
+        });
+        for window in pages {
+            assert_eq!(
+                target
+                    .job_targets(owner, &job.id, window, at)
+                    .await
+                    .unwrap(),
+                source
+                    .job_targets(owner, &job.id, window, at)
+                    .await
+                    .unwrap()
+            );
+        }
+        assert_eq!(
+            target.active_job(&job.id, at).await.unwrap(),
+            source.active_job(&job.id, at).await.unwrap()
+        );
+    }
 }
 
 /// A target with rows is refused before anything is written, and an import
