@@ -47,6 +47,7 @@ mod device_support;
 mod fleet_listing_support;
 mod fleet_select_support;
 mod jobs_agents;
+mod jobs_support;
 mod support;
 
 mod agent_commands;
@@ -93,6 +94,9 @@ mod fleet_select;
 mod fleet_select_routes;
 mod input_rules;
 mod instances;
+mod jobs_api;
+mod jobs_api_routes;
+mod jobs_api_validation;
 mod jobs_instances;
 mod jobs_restart;
 mod login_storm;
