@@ -47,7 +47,11 @@ async fn two_instances() -> (PgStore, PgStore, AccountId, scratch_postgres::Test
 
 /// The instance racer `i` uses: the two in turn.
 fn instance<'a>(a: &'a PgStore, b: &'a PgStore, i: usize) -> PgStore {
-    if i % 2 == 0 { a.clone() } else { b.clone() }
+    if i.is_multiple_of(2) {
+        a.clone()
+    } else {
+        b.clone()
+    }
 }
 
 /// A reboot job of every device of `owner`, started at `at` (or scheduled
@@ -234,7 +238,7 @@ async fn racing_settlements_settle_a_wave_once() {
         let next = now + minutes(1);
         let settled = race(RACERS, |i| {
             let (store, id) = (instance(&a, &b, i), id.clone());
-            let settlement = if i % 3 == 0 {
+            let settlement = if i.is_multiple_of(3) {
                 Settlement::Halt
             } else {
                 Settlement::NextWaveAt(next)
