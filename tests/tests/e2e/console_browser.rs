@@ -12,7 +12,7 @@
 use crate::console_runner::*;
 use crate::device_support::*;
 use crate::support::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Removes earlier runs' screenshots of these names, so that the check after
 /// the run sees this run's.
@@ -271,4 +271,63 @@ fn console_fleet_view_filters_pages_and_tags() {
             assert_eq!(device["tags"], json!(["lab"]), "{device}");
         }
     }
+}
+
+e2e!(console_jobs_reboot_a_filtered_selection_in_waves_live: sqlite);
+fn console_jobs_reboot_a_filtered_selection_in_waves_live() {
+    let server = Server::builder().throttle_off().online_window(900).start();
+    let shots = [
+        "reboot-devices",
+        "reboot-devices-phone",
+        "reboot-devices-refused",
+        "job",
+        "job-phone",
+        "job-dark",
+        "job-halted",
+        "job-halted-dark",
+        "job-cancel-dialog",
+        "job-cancelled",
+        "jobs",
+        "jobs-phone",
+    ];
+    forget(&shots);
+    let alice = server.account("alice@example.com");
+    let agents: Vec<Value> = (1..=4)
+        .map(|n| {
+            let name = format!("Lab Pi {n}");
+            let agent = install(&server, &alice, &name);
+            server
+                .patch(&format!("/devices/{}/", agent.serial))
+                .token(&alice.token)
+                .json(&json!({"tags": ["lab"]}))
+                .send()
+                .expect_status(200);
+            json!({"name": name, "serial": agent.serial, "token": agent.token})
+        })
+        .collect();
+    install(&server, &alice, "Office printer");
+    let agents_json = Value::Array(agents).to_string();
+    let report = run_script(
+        &server,
+        "console_jobs.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_AGENTS", agents_json.as_str()),
+        ],
+    );
+    report.assert_clean();
+    assert_screenshots(&shots);
+    // What the browser did, seen through the API: two jobs, newest first,
+    // both cancelled; the first's targets done, failed, done and skipped
+    // in its waves' order.
+    let jobs = server.get("/jobs/").token(&alice.token).send().json();
+    assert_eq!(jobs["count"], 2, "{jobs}");
+    let first = &jobs["results"][1];
+    assert_eq!(first["status"], "cancelled", "{first}");
+    assert_eq!(first["wave_size"], 1, "{first}");
+    assert_eq!(first["selector"], json!({"tags": ["lab"]}), "{first}");
+    let counts = &first["counts"];
+    let tally = ["done", "failed", "skipped"].map(|status| counts[status].clone());
+    assert_eq!(tally, [json!(2), json!(1), json!(1)], "{first}");
 }
