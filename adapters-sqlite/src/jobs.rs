@@ -187,3 +187,6 @@ impl JobRepository for SqliteStore {
         .await
     }
 }
+
+#[cfg(test)]
+mod plans;

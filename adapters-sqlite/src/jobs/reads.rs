@@ -17,6 +17,56 @@ pub(super) const IN_CURRENT_WAVE: &str = "t.job_id = jobs.id \
      AND t.position >= COALESCE((jobs.current_wave - 1) * jobs.wave_size, 0) \
      AND t.position < COALESCE(jobs.current_wave * jobs.wave_size, jobs.target_count)";
 
+/// The jobs the engine may have a step to take on at `?1`: scheduled ones
+/// whose start time has come, and running ones.
+pub(super) const DUE: &str = "jobs.status IN ('scheduled', 'running') \
+     AND (jobs.status = 'running' OR jobs.start_time <= ?1)";
+
+/// The jobs meeting `condition`, in creation order.
+pub(super) fn active_statement(condition: &str) -> String {
+    format!("SELECT {JOB_COLUMNS} FROM jobs WHERE {condition} ORDER BY jobs.seq")
+}
+
+/// The counts by status, read with the lapse `?2`, of the jobs of the JSON
+/// array of ids `?1`: `job_id, status, count` rows.
+pub(super) fn counts_statement() -> String {
+    format!(
+        "SELECT t.job_id, {status} AS s, COUNT(*) FROM {TARGETS_WITH_COMMANDS} \
+         WHERE t.job_id IN (SELECT value FROM json_each(?1)) GROUP BY t.job_id, s",
+        status = target_status("?2"),
+    )
+}
+
+/// [`counts_statement`] over the targets of each job's current wave.
+pub(super) fn wave_counts_statement() -> String {
+    format!(
+        "SELECT jobs.id, {status} AS s, COUNT(*) FROM jobs \
+         CROSS JOIN job_targets AS t ON {IN_CURRENT_WAVE} \
+         LEFT JOIN device_commands AS c ON c.id = t.command_id \
+         WHERE jobs.id IN (SELECT value FROM json_each(?1)) GROUP BY jobs.id, s",
+        status = target_status("?2"),
+    )
+}
+
+/// A page (`?2` jobs after `?3`) of the jobs of account `?1`, newest first.
+pub(super) fn list_statement() -> String {
+    format!(
+        "SELECT {JOB_COLUMNS} FROM jobs WHERE jobs.account_id = ?1 \
+         ORDER BY jobs.seq DESC LIMIT ?2 OFFSET ?3"
+    )
+}
+
+/// A page (`?3` targets after `?4`) of the targets of job `?1` in list
+/// order, read with the lapse `?2`.
+pub(super) fn targets_statement() -> String {
+    format!(
+        "SELECT t.serial, t.name, t.wave, t.command_id, {status}, {TARGET_DETAIL} \
+         FROM {TARGETS_WITH_COMMANDS} WHERE t.job_id = ?1 \
+         ORDER BY t.position LIMIT ?3 OFFSET ?4",
+        status = target_status("?2"),
+    )
+}
+
 /// The counts of each job of a JSON array of ids, by status, in one
 /// grouped statement; a job without targets is left out.
 fn counts_of(
@@ -28,12 +78,7 @@ fn counts_of(
     if ids.is_empty() {
         return Ok(counts);
     }
-    let text = format!(
-        "SELECT t.job_id, {status} AS s, COUNT(*) FROM {TARGETS_WITH_COMMANDS} \
-         WHERE t.job_id IN (SELECT value FROM json_each(?1)) GROUP BY t.job_id, s",
-        status = target_status("?2"),
-    );
-    let mut statement = conn.prepare_cached(&text)?;
+    let mut statement = conn.prepare_cached(&counts_statement())?;
     let mut found = statement.query(params![
         json_array(ids.iter().copied()),
         to_secs(lapse_before)
@@ -81,10 +126,7 @@ pub(super) fn list(
         .prepare_cached("SELECT COUNT(*) FROM jobs WHERE account_id = ?1")?
         .query_row([owner.0], |row| row.get(0))?;
     let page = conn
-        .prepare_cached(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs WHERE jobs.account_id = ?1 \
-             ORDER BY jobs.seq DESC LIMIT ?2 OFFSET ?3"
-        ))?
+        .prepare_cached(&list_statement())?
         .query_map(
             params![
                 owner.0,
@@ -125,14 +167,8 @@ pub(super) fn targets(
     else {
         return Ok(None);
     };
-    let text = format!(
-        "SELECT t.serial, t.name, t.wave, t.command_id, {status}, {TARGET_DETAIL} \
-         FROM {TARGETS_WITH_COMMANDS} WHERE t.job_id = ?1 \
-         ORDER BY t.position LIMIT ?3 OFFSET ?4",
-        status = target_status("?2"),
-    );
     let targets = conn
-        .prepare_cached(&text)?
+        .prepare_cached(&targets_statement())?
         .query_map(
             params![
                 id.as_str(),
@@ -159,9 +195,7 @@ fn active_where(
     lapse_before: Timestamp,
 ) -> rusqlite::Result<Vec<ActiveJob>> {
     let jobs = conn
-        .prepare_cached(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs WHERE {condition} ORDER BY jobs.seq"
-        ))?
+        .prepare_cached(&active_statement(condition))?
         .query_map(values, rows::job)?
         .collect::<rusqlite::Result<Vec<JobRow>>>()?;
     let started: Vec<&str> = jobs
@@ -171,14 +205,7 @@ fn active_where(
         .collect();
     let mut counts: HashMap<String, TargetCounts> = HashMap::new();
     if !started.is_empty() {
-        let text = format!(
-            "SELECT jobs.id, {status} AS s, COUNT(*) FROM jobs \
-             CROSS JOIN job_targets AS t ON {IN_CURRENT_WAVE} \
-             LEFT JOIN device_commands AS c ON c.id = t.command_id \
-             WHERE jobs.id IN (SELECT value FROM json_each(?1)) GROUP BY jobs.id, s",
-            status = target_status("?2"),
-        );
-        let mut statement = conn.prepare_cached(&text)?;
+        let mut statement = conn.prepare_cached(&wave_counts_statement())?;
         let mut found = statement.query(params![
             json_array(started.iter().copied()),
             to_secs(lapse_before)
@@ -206,13 +233,7 @@ pub(super) fn active(
     now: Timestamp,
     lapse_before: Timestamp,
 ) -> rusqlite::Result<Vec<ActiveJob>> {
-    active_where(
-        conn,
-        "jobs.status IN ('scheduled', 'running') \
-         AND (jobs.status = 'running' OR jobs.start_time <= ?1)",
-        &[&to_secs(now)],
-        lapse_before,
-    )
+    active_where(conn, DUE, &[&to_secs(now)], lapse_before)
 }
 
 /// One job, if scheduled or running.

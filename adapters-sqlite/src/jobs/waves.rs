@@ -11,6 +11,71 @@ use application::ports::Settlement;
 use domain::{CommandId, Serial, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
+/// Makes wave `?2` of job `?1` the current one if it is due at `?3`.
+pub(super) const START_WAVE: &str = "UPDATE jobs SET current_wave = ?2, next_wave_time = NULL \
+     WHERE id = ?1 AND status = 'running' AND current_wave = ?2 - 1 AND next_wave_time <= ?3 \
+     RETURNING account_id, wave_size, target_count";
+
+/// Skips the targets at positions `?2` to `?3` (excluded) of job `?1`
+/// whose device the account `?4` no longer has.
+pub(super) const SKIP_GONE: &str = "UPDATE job_targets SET status = 'skipped' \
+     WHERE job_id = ?1 AND position >= ?2 AND position < ?3 AND status IS NULL \
+     AND NOT EXISTS (SELECT 1 FROM devices WHERE devices.serial = job_targets.serial \
+                     AND devices.account_id = ?4)";
+
+/// Joins the targets at positions `?2` to `?3` of job `?1` to the unfinished
+/// reboot a reboot request would join (commands.rs, `queue_reboot`): the
+/// device's latest, pending, delivered or received, issued after `?4`.
+pub(super) const JOIN_UNFINISHED: &str = "UPDATE job_targets SET command_id = \
+         (SELECT c.id FROM device_commands AS c WHERE c.serial = job_targets.serial \
+          AND c.action = 'reboot' AND (c.status IS NULL OR c.status = 'received') \
+          AND c.issued_time > ?4 ORDER BY c.seq DESC, c.issued_time DESC, c.id DESC LIMIT 1) \
+     WHERE job_id = ?1 AND position >= ?2 AND position < ?3 AND status IS NULL \
+     AND command_id IS NULL";
+
+/// New reboots issued at `?5`, the k-th id of the JSON array `?4` for the
+/// target at position `?2` + k (below `?3`) of job `?1` if it has no
+/// command yet; each next in its device's order.
+pub(super) const GIVE_NEW: &str = "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
+     SELECT ids.value, t.serial, 'reboot', ?5, \
+            (SELECT COALESCE(MAX(c.seq), 0) + 1 FROM device_commands AS c \
+             WHERE c.serial = t.serial) \
+     FROM json_each(?4) AS ids CROSS JOIN job_targets AS t \
+          ON t.job_id = ?1 AND t.position = ?2 + ids.key \
+     WHERE t.position < ?3 AND t.status IS NULL AND t.command_id IS NULL \
+     RETURNING serial";
+
+/// Writes on the targets [`GIVE_NEW`] gave a command (at positions `?2`
+/// to `?3` of job `?1`, not skipped, without a command) the command it
+/// gave: the device's latest (each got the next in its device's order).
+pub(super) const ASSIGN_NEW: &str = "UPDATE job_targets SET command_id = \
+         (SELECT c.id FROM device_commands AS c WHERE c.serial = job_targets.serial \
+          ORDER BY c.seq DESC LIMIT 1) \
+     WHERE job_id = ?1 AND position >= ?2 AND position < ?3 AND status IS NULL \
+     AND command_id IS NULL";
+
+/// Settles the current wave `?2` of running job `?1`: its status `?3`,
+/// finished time `?4`, next wave time `?5`. A wave under way has no next
+/// wave time; a job is completed from either (one without targets never
+/// starts a wave).
+pub(super) const SETTLE_JOB: &str = "UPDATE jobs \
+     SET status = ?3, finished_time = ?4, next_wave_time = ?5 \
+     WHERE id = ?1 AND status = 'running' AND current_wave = ?2 \
+     AND (next_wave_time IS NULL OR ?3 = 'completed') \
+     RETURNING wave_size, target_count";
+
+/// Keeps the status and detail, as read with the lapse `?4`, of the
+/// targets at positions `?2` to `?3` (excluded) of job `?1`.
+pub(super) fn keep_wave() -> String {
+    format!(
+        "UPDATE job_targets AS t SET (status, detail) = \
+             (SELECT {status}, {TARGET_DETAIL} FROM (SELECT 1) \
+              LEFT JOIN device_commands AS c ON c.id = t.command_id) \
+         WHERE t.job_id = ?1 AND t.position >= ?2 AND t.position < ?3 AND t.status IS NULL",
+        status = target_status("?4")
+    )
+}
+
 /// The positions of wave `wave` (from 1) of a job of `target_count`
 /// targets in waves of `wave_size` (`None`: one wave): from the first, up
 /// to the end (excluded).
@@ -39,12 +104,7 @@ pub(super) fn start(
 ) -> rusqlite::Result<Option<Vec<Serial>>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let Some((owner, wave_size, count)) = tx
-        .prepare_cached(
-            "UPDATE jobs SET current_wave = ?2, next_wave_time = NULL \
-             WHERE id = ?1 AND status = 'running' AND current_wave = ?2 - 1 \
-             AND next_wave_time <= ?3 \
-             RETURNING account_id, wave_size, target_count",
-        )?
+        .prepare_cached(START_WAVE)?
         .query_row(params![id, wave, to_secs(now)], |row| {
             Ok((
                 row.get::<_, i64>(0)?,
@@ -66,23 +126,10 @@ pub(super) fn start(
             )),
         )));
     }
-    let range = "job_id = ?1 AND position >= ?2 AND position < ?3 AND status IS NULL";
-    tx.prepare_cached(&format!(
-        "UPDATE job_targets SET status = 'skipped' WHERE {range} AND NOT EXISTS \
-         (SELECT 1 FROM devices WHERE devices.serial = job_targets.serial \
-          AND devices.account_id = ?4)"
-    ))?
-    .execute(params![id, first, end, owner])?;
-    // The unfinished reboot a reboot request would join (commands.rs,
-    // `queue_reboot`): the device's latest, issued after the lapse.
-    tx.prepare_cached(&format!(
-        "UPDATE job_targets SET command_id = \
-             (SELECT c.id FROM device_commands AS c WHERE c.serial = job_targets.serial \
-              AND c.action = 'reboot' AND (c.status IS NULL OR c.status = 'received') \
-              AND c.issued_time > ?4 ORDER BY c.seq DESC, c.issued_time DESC, c.id DESC LIMIT 1) \
-         WHERE {range} AND command_id IS NULL"
-    ))?
-    .execute(params![id, first, end, to_secs(lapse_before)])?;
+    tx.prepare_cached(SKIP_GONE)?
+        .execute(params![id, first, end, owner])?;
+    tx.prepare_cached(JOIN_UNFINISHED)?
+        .execute(params![id, first, end, to_secs(lapse_before)])?;
     let given = give_commands(&tx, id, first, end, command_ids, now)?;
     tx.commit()?;
     Ok(Some(given))
@@ -91,7 +138,7 @@ pub(super) fn start(
 /// Gives the wave's targets still without a command (and not skipped) new
 /// reboots issued at `now`, the target at `first + k` the id
 /// `command_ids[k]`, each next in its device's order; returns their serials.
-/// The ids drive both statements (`CROSS JOIN` keeps them outer), so each
+/// The ids drive the insert (`CROSS JOIN` keeps them outer), so each
 /// target is found by its key.
 fn give_commands(
     tx: &Transaction<'_>,
@@ -103,27 +150,13 @@ fn give_commands(
 ) -> rusqlite::Result<Vec<Serial>> {
     let ids = crate::devices::json_array(command_ids.iter().map(CommandId::as_str));
     let serials = tx
-        .prepare_cached(
-            "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
-             SELECT ids.value, t.serial, 'reboot', ?5, \
-                    (SELECT COALESCE(MAX(c.seq), 0) + 1 FROM device_commands AS c \
-                     WHERE c.serial = t.serial) \
-             FROM json_each(?4) AS ids CROSS JOIN job_targets AS t \
-                  ON t.job_id = ?1 AND t.position = ?2 + ids.key \
-             WHERE t.position < ?3 AND t.status IS NULL AND t.command_id IS NULL \
-             RETURNING serial",
-        )?
+        .prepare_cached(GIVE_NEW)?
         .query_map(params![id, first, end, ids, to_secs(now)], |row| {
             row.get::<_, String>(0).map(Serial::from_stored)
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    tx.prepare_cached(
-        "UPDATE job_targets SET command_id = ids.value FROM json_each(?4) AS ids \
-         WHERE job_targets.job_id = ?1 AND job_targets.position = ?2 + ids.key \
-         AND job_targets.position < ?3 AND job_targets.status IS NULL \
-         AND job_targets.command_id IS NULL",
-    )?
-    .execute(params![id, first, end, ids])?;
+    tx.prepare_cached(ASSIGN_NEW)?
+        .execute(params![id, first, end])?;
     Ok(serials)
 }
 
@@ -144,15 +177,8 @@ pub(super) fn settle(
         Settlement::NextWaveAt(at) => ("running", None, Some(at)),
     };
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    // A wave under way has no next wave time; a job is completed from
-    // either (one without targets never starts a wave).
     let Some((wave_size, count)) = tx
-        .prepare_cached(
-            "UPDATE jobs SET status = ?3, finished_time = ?4, next_wave_time = ?5 \
-             WHERE id = ?1 AND status = 'running' AND current_wave = ?2 \
-             AND (next_wave_time IS NULL OR ?3 = 'completed') \
-             RETURNING wave_size, target_count",
-        )?
+        .prepare_cached(SETTLE_JOB)?
         .query_row(
             params![id, wave, status, finished.map(to_secs), next.map(to_secs)],
             |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, i64>(1)?)),
@@ -163,15 +189,8 @@ pub(super) fn settle(
     };
     if wave > 0 {
         let (first, end) = positions(wave, wave_size, count);
-        tx.prepare_cached(&format!(
-            "UPDATE job_targets AS t SET (status, detail) = \
-                 (SELECT {status}, {TARGET_DETAIL} FROM (SELECT 1) \
-                  LEFT JOIN device_commands AS c ON c.id = t.command_id) \
-             WHERE t.job_id = ?1 AND t.position >= ?2 AND t.position < ?3 \
-             AND t.status IS NULL",
-            status = target_status("?4")
-        ))?
-        .execute(params![id, first, end, to_secs(lapse_before)])?;
+        tx.prepare_cached(&keep_wave())?
+            .execute(params![id, first, end, to_secs(lapse_before)])?;
     }
     tx.commit()?;
     Ok(true)
