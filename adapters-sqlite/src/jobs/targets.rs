@@ -115,8 +115,7 @@ fn resolve(
                 COALESCE((picked.rank - 1) / ?, 0) + 1 \
          FROM (SELECT devices.serial AS serial, devices.name AS name, \
                       ROW_NUMBER() OVER (ORDER BY devices.created_time, devices.serial) AS rank \
-               FROM {} WHERE {}) AS picked \
-         WHERE true",
+               FROM {} WHERE {}) AS picked",
         filter.from, filter.sql
     );
     let size = wave_size.map_or(Value::Null, |size| Value::Integer(i64::from(size)));
