@@ -74,6 +74,7 @@ mod console_browser;
 mod console_csrf;
 mod console_doors;
 mod console_instances;
+mod console_jobs;
 mod console_limits;
 mod console_rules;
 mod console_security;
