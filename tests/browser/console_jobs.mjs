@@ -63,6 +63,20 @@ async function agentsAnswerOnce(outcome, what) {
   }
 }
 
+/** Presses Tab from the top of the page until the button `name` has the focus (keyboard alone). */
+async function tabTo(page, name) {
+  await page.locator("body").evaluate(() => document.activeElement?.blur());
+  for (let presses = 0; presses < 40; presses += 1) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement;
+      return element?.tagName === "BUTTON" ? element.textContent.trim() : null;
+    });
+    if (focused === name) return;
+  }
+  throw new Error(`the button ${JSON.stringify(name)} is not reached by Tab`);
+}
+
 /** Waits until the target row of `name` says `word`, live (within 5 s). */
 const expectTarget = (page, name, word, what) =>
   waitForText(page, new RegExp(`\\b${word}\\b`), what, 5_000, () => row(page, name).innerText());
@@ -136,8 +150,9 @@ await main(async (browser, track) => {
   await button(page, "Resume").waitFor({ state: "visible", timeout: 5_000 });
   await checkPage(page, "job-halted", { dark: true });
 
-  begin("resume");
-  await button(page, "Resume").click();
+  begin("resume, by keyboard");
+  await tabTo(page, "Resume");
+  await page.keyboard.press("Enter");
   await waitForText(page, /its next wave is under way/, "the notice", 5_000, () => page.getByRole("status").innerText());
   check(new URL(page.url()).pathname === path, "back on the job's page");
   await waitForText(page, /^running$/, "the job runs again", 5_000, () => status(page).innerText());

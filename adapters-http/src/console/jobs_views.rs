@@ -67,14 +67,10 @@ pub(crate) struct JobSummary {
     pub(crate) status: &'static str,
     /// The counts in words.
     pub(crate) counts: String,
-    /// Every status with its count, in the API's order.
-    pub(crate) tally: Vec<(&'static str, u64)>,
     /// Whether "Cancel job" is offered.
     pub(crate) can_cancel: bool,
     /// Whether "Resume" is offered.
     pub(crate) can_resume: bool,
-    /// When it finished (RFC 3339), if it did.
-    pub(crate) finished: Option<String>,
 }
 
 impl JobSummary {
@@ -83,14 +79,8 @@ impl JobSummary {
         Self {
             status: job.status.code(),
             counts: counts_in_words(&job.counts, job.status),
-            tally: job
-                .counts
-                .iter()
-                .map(|(status, count)| (status.code(), count))
-                .collect(),
             can_cancel: job.status.can_cancel(),
             can_resume: job.status.can_resume(),
-            finished: job.finished_time.map(super::time::machine),
         }
     }
 }
