@@ -1,47 +1,24 @@
 //! The "Reboot devices" form read into a job request: the fleet view's
-//! filters are the selector, the fields are `POST /jobs/`'s, read with the
-//! API's field engine and messages, so the console refuses what the API
-//! refuses, with the same words beside the same fields.
+//! filters are the selector, the fields are `POST /jobs/`'s, and the whole
+//! is read by the API's own body type ([`JobBody`]), so the console refuses
+//! what the API refuses, with the same words beside the same fields, and
+//! keeps the same selector and settings.
 
 use super::fleet_filters::FleetFilters;
 use super::posted::Posted;
 use super::shown::Shown;
 use crate::body::{FormValue, typed_values};
-use crate::error::{ApiError, NON_FIELD_ERRORS};
-use crate::fields::{Field, Form};
+use crate::error::ApiError;
+use crate::fields::{Form, FromForm};
+use crate::resources::jobs::JobBody;
 use application::use_cases::JobRequest;
-use domain::job::{MAX_WAVE_INTERVAL_SECONDS, MAX_WAVE_SIZE};
-use domain::{Action, HaltFailureRatio, JobSettings, WaveInterval, WaveSize};
+use domain::Action;
 use serde_json::{Map, Value, json};
-
-/// `wave_size`: 1 to 100000, empty for one wave.
-const WAVE_SIZE: Field = Field::integer("wave_size", "Wave size")
-    .optional()
-    .nullable()
-    .range(1, MAX_WAVE_SIZE as i64);
-
-/// `wave_interval_seconds`: 0 to 86400.
-const WAVE_INTERVAL: Field = Field::integer("wave_interval_seconds", "Wave interval seconds")
-    .optional()
-    .range(0, MAX_WAVE_INTERVAL_SECONDS as i64);
-
-/// `halt_failure_ratio`: a number from 0 to 1.
-const HALT_FAILURE_RATIO: Field = Field::float("halt_failure_ratio", "Halt failure ratio")
-    .optional()
-    .range(0, 1);
-
-/// `start_time`: a time in the API's form, UTC.
-const START_TIME: Field = Field::datetime("start_time", "Start time")
-    .optional()
-    .nullable();
 
 /// The message of a time in another form (DRF's), as the API says it.
 #[cfg(test)]
 const WRONG_TIME: &str =
     "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm:ss.";
-
-/// The form's fields, as `POST /jobs/` declares them.
-const FIELDS: [Field; 4] = [WAVE_SIZE, WAVE_INTERVAL, HALT_FAILURE_RATIO, START_TIME];
 
 /// The form's fields as typed (the defaults on a new page).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +67,7 @@ impl JobForm {
         .map(|(name, text)| (name, text.trim()))
         .filter(|(_, text)| !text.is_empty())
         .map(|(name, text)| (name.to_owned(), FormValue::Text(text.to_owned())));
-        typed_values(pairs, &FIELDS)
+        typed_values(pairs, JobBody::FIELDS)
     }
 }
 
@@ -103,10 +80,9 @@ fn with_seconds(time: &str) -> String {
     }
 }
 
-/// The selector of the view's filters as `POST /jobs/` would take it (its
-/// known keys, as the job keeps and shows them): `{"all": true}` without
-/// any filter.
-pub(crate) fn selector_json(filters: &FleetFilters) -> String {
+/// The selector of the view's filters as `POST /jobs/` takes it:
+/// `{"all": true}` without any filter.
+fn selector_of(filters: &FleetFilters) -> Value {
     let mut keys = Map::new();
     if let Some(tag) = &filters.tag {
         keys.insert("tags".to_owned(), json!([tag.as_str()]));
@@ -123,49 +99,26 @@ pub(crate) fn selector_json(filters: &FleetFilters) -> String {
     if keys.is_empty() {
         keys.insert("all".to_owned(), Value::Bool(true));
     }
-    Value::Object(keys).to_string()
+    Value::Object(keys)
 }
 
-/// The job the form asks for, on the selection of `filters`; or every
-/// error at once, beside its field.
+/// The job the form asks for, a reboot of the selection of `filters`; or
+/// every error at once, beside its field.
 pub(crate) fn request_of(form: &JobForm, filters: &FleetFilters) -> Result<JobRequest, Shown> {
-    let mut read = Form::new(form.values());
-    let wave_size = read.optional_nullable_integer::<u64>(&WAVE_SIZE);
-    let interval = read.optional_integer::<u64>(&WAVE_INTERVAL);
-    let ratio = read.optional_float(&HALT_FAILURE_RATIO);
-    let start_time = read.optional_nullable_datetime(&START_TIME);
-    let refused = |read: Form| Err(Shown::of(ApiError::from(read)).unwrap_or_default());
-    let (Ok(wave_size), Ok(interval), Ok(ratio), Ok(start_time)) =
-        (wave_size, interval, ratio, start_time)
-    else {
-        return refused(read);
-    };
-    // The fields' bounds are the domain's: within them, each value is one.
-    let (Ok(wave_size), Ok(wave_interval), Ok(halt_failure_ratio)) = (
-        wave_size.flatten().map(WaveSize::new).transpose(),
-        WaveInterval::new(interval.unwrap_or(0)),
-        ratio.map_or(Ok(HaltFailureRatio::DEFAULT), HaltFailureRatio::new),
-    ) else {
-        read.error(NON_FIELD_ERRORS, "The job's settings are out of bounds.");
-        return refused(read);
-    };
-    Ok(JobRequest {
-        action: Action::Reboot,
-        selector: filters.selector(),
-        selector_json: selector_json(filters),
-        start_time,
-        settings: JobSettings {
-            wave_size,
-            wave_interval,
-            halt_failure_ratio,
-        },
-    })
+    let mut values = form.values();
+    values.insert("action".to_owned(), json!(Action::Reboot.code()));
+    values.insert("selector".to_owned(), selector_of(filters));
+    let mut read = Form::new(values);
+    match (JobBody::from_form(&mut read), read.has_errors()) {
+        (Ok(JobBody(request)), false) => Ok(request),
+        _ => Err(Shown::of(ApiError::from(read)).unwrap_or_default()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::Selector;
+    use domain::{JobSettings, Selector, WaveSize};
 
     fn form(wave_size: &str, interval: &str, ratio: &str, start: &str) -> JobForm {
         JobForm {
