@@ -232,3 +232,39 @@ fn another_accounts_job_does_not_exist_in_the_console() {
     let malformed = events(&server, &browser, "?job=nope", Duration::from_secs(1));
     assert!(malformed.starts_with("HTTP/1.1 404"), "{malformed}");
 }
+
+e2e!(the_jobs_list_shows_fifty_a_page_newest_first);
+fn the_jobs_list_shows_fifty_a_page_newest_first() {
+    let server = Server::start();
+    let alice = server.account("alice@example.com");
+    let ids: Vec<String> = (0..51)
+        .map(|_| {
+            let created = server
+                .post("/jobs/")
+                .token(&alice.token)
+                .json(&json!({"action": "reboot", "selector": {"all": true}}))
+                .send();
+            created.expect_status(201);
+            string(&created.json(), "id")
+        })
+        .collect();
+    let mut browser = Console::new(&server);
+    browser.sign_in(&alice.email, PASSWORD);
+    let link = |id: &str| format!("href=\"/console/jobs/{id}/\"");
+    let first = browser.get("/console/jobs/");
+    assert!(first.body.contains("51 jobs. Showing 1–50."), "{first}");
+    assert!(first.body.contains("Page 1 of 2"), "{first}");
+    let newest = first.body.find(&link(&ids[50])).expect("the newest job");
+    let older = first.body.find(&link(&ids[49])).expect("the one before");
+    assert!(newest < older, "newest first\n{first}");
+    assert!(!first.body.contains(&link(&ids[0])), "{first}");
+    assert!(first.body.contains("no devices"), "{first}");
+    let second = browser.get("/console/jobs/?page=2");
+    assert!(second.body.contains("Showing 51–51."), "{second}");
+    assert!(second.body.contains(&link(&ids[0])), "{second}");
+    let past = browser.get("/console/jobs/?page=9");
+    assert!(
+        past.body.contains(&link(&ids[0])),
+        "a page past the last shows the last\n{past}"
+    );
+}
