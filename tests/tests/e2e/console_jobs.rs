@@ -4,7 +4,8 @@
 //! targets); refused settings create nothing and show the API's messages;
 //! a later start time schedules it; "Resume" and "Cancel job" answer with
 //! the job's status and the API's refusals; another account's job does not
-//! exist for the console, not even in the live updates.
+//! exist for the console, not even in the live updates; the list pages 50
+//! jobs and a job's page 100 targets.
 
 use crate::support::*;
 use serde_json::{Value, json};
@@ -267,4 +268,30 @@ fn the_jobs_list_shows_fifty_a_page_newest_first() {
         past.body.contains(&link(&ids[0])),
         "a page past the last shows the last\n{past}"
     );
+}
+
+e2e!(a_large_jobs_page_shows_its_first_hundred_targets_and_pages);
+fn a_large_jobs_page_shows_its_first_hundred_targets_and_pages() {
+    let server = Server::builder().throttle_off().start();
+    let alice = server.account("alice@example.com");
+    for n in 0..101 {
+        crate::device_support::install(&server, &alice, &format!("Sensor {n:03}"));
+    }
+    let mut browser = Console::new(&server);
+    browser.sign_in(&alice.email, PASSWORD);
+    let reply = browser.submit("/console/reboot-devices/", "Reboot devices", &[]);
+    let (id, _) = job_redirect(&reply);
+    let path = format!("/console/jobs/{id}/");
+    let rows = |body: &str| body.matches("<tr data-serial=").count();
+    let first = browser.get(&path);
+    assert_eq!(rows(&first.body), 100, "{first}");
+    assert!(first.body.contains("Targets 1–100 of 101."), "{first}");
+    assert!(
+        first.body.contains(&format!("href=\"{path}?page=2\"")),
+        "{first}"
+    );
+    let second = browser.get(&format!("{path}?page=2"));
+    assert_eq!(rows(&second.body), 1, "{second}");
+    assert!(second.body.contains("Targets 101–101 of 101."), "{second}");
+    assert!(second.body.contains("101 pending"), "{second}");
 }
