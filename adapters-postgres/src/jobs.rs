@@ -4,7 +4,7 @@
 //! (`reads`, `changes`) and the engine's steps (`steps`) are each one unit
 //! of work, the steps one transaction conditional on the job row.
 
-use crate::store::PgStore;
+use crate::store::{BULK_WORK_TIMEOUT, PgStore};
 use application::StoreError;
 use application::ports::{
     ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, TargetPage, Window,
@@ -20,7 +20,7 @@ mod steps;
 #[async_trait]
 impl JobRepository for PgStore {
     async fn create_job(&self, job: &NewJob, online_after: Timestamp) -> Result<(), StoreError> {
-        self.transaction("create a job", |tx| {
+        self.transaction_within("create a job", BULK_WORK_TIMEOUT, |tx| {
             let job = job.clone();
             Box::pin(async move { Ok(changes::create(tx, &job, online_after).await?) })
         })
@@ -33,7 +33,7 @@ impl JobRepository for PgStore {
         now: Timestamp,
         online_after: Timestamp,
     ) -> Result<bool, StoreError> {
-        self.transaction("start a scheduled job", |tx| {
+        self.transaction_within("start a scheduled job", BULK_WORK_TIMEOUT, |tx| {
             let id = id.clone();
             Box::pin(async move { steps::begin(tx, &id, now, online_after).await })
         })
@@ -45,7 +45,7 @@ impl JobRepository for PgStore {
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<Vec<ActiveJob>, StoreError> {
-        self.run("list active jobs", |c| {
+        self.run_within("list active jobs", BULK_WORK_TIMEOUT, |c| {
             Box::pin(async move { reads::active_jobs(c, now, lapse_before).await })
         })
         .await
@@ -56,7 +56,7 @@ impl JobRepository for PgStore {
         id: &JobId,
         lapse_before: Timestamp,
     ) -> Result<Option<ActiveJob>, StoreError> {
-        self.run("read an active job", |c| {
+        self.run_within("read an active job", BULK_WORK_TIMEOUT, |c| {
             let id = id.clone();
             Box::pin(async move { reads::active_job(c, &id, lapse_before).await })
         })
@@ -72,7 +72,7 @@ impl JobRepository for PgStore {
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
         let started = self
-            .transaction("start a wave", |tx| {
+            .transaction_within("start a wave", BULK_WORK_TIMEOUT, |tx| {
                 let (id, command_ids) = (id.clone(), command_ids.to_vec());
                 Box::pin(async move {
                     steps::start_wave(tx, &id, wave, &command_ids, now, lapse_before).await
@@ -98,7 +98,7 @@ impl JobRepository for PgStore {
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError> {
-        self.transaction("settle a wave", |tx| {
+        self.transaction_within("settle a wave", BULK_WORK_TIMEOUT, |tx| {
             let id = id.clone();
             Box::pin(async move {
                 steps::settle_wave(tx, &id, wave, settlement, now, lapse_before).await
@@ -113,7 +113,7 @@ impl JobRepository for PgStore {
         id: &JobId,
         now: Timestamp,
     ) -> Result<JobChange, StoreError> {
-        self.transaction("cancel a job", |tx| {
+        self.transaction_within("cancel a job", BULK_WORK_TIMEOUT, |tx| {
             let id = id.clone();
             Box::pin(async move { Ok(changes::cancel(tx, owner, &id, now).await?) })
         })
@@ -126,7 +126,7 @@ impl JobRepository for PgStore {
         id: &JobId,
         now: Timestamp,
     ) -> Result<JobChange, StoreError> {
-        self.transaction("resume a job", |tx| {
+        self.transaction_within("resume a job", BULK_WORK_TIMEOUT, |tx| {
             let id = id.clone();
             Box::pin(async move { Ok(changes::resume(tx, owner, &id, now).await?) })
         })
@@ -139,7 +139,7 @@ impl JobRepository for PgStore {
         id: &JobId,
         lapse_before: Timestamp,
     ) -> Result<Option<JobRecord>, StoreError> {
-        self.run("read a job", |c| {
+        self.run_within("read a job", BULK_WORK_TIMEOUT, |c| {
             let id = id.clone();
             Box::pin(async move { reads::find_job(c, owner, &id, lapse_before).await })
         })
@@ -152,7 +152,7 @@ impl JobRepository for PgStore {
         window: Window,
         lapse_before: Timestamp,
     ) -> Result<JobPage, StoreError> {
-        self.run("list jobs", |c| {
+        self.run_within("list jobs", BULK_WORK_TIMEOUT, |c| {
             Box::pin(async move { reads::list_jobs(c, owner, window, lapse_before).await })
         })
         .await
@@ -165,7 +165,7 @@ impl JobRepository for PgStore {
         window: Window,
         lapse_before: Timestamp,
     ) -> Result<Option<TargetPage>, StoreError> {
-        self.run("list a job's targets", |c| {
+        self.run_within("list a job's targets", BULK_WORK_TIMEOUT, |c| {
             let id = id.clone();
             Box::pin(async move { reads::job_targets(c, owner, &id, window, lapse_before).await })
         })

@@ -15,7 +15,7 @@ use thiserror::Error;
 use tokio::sync::Notify;
 use work::{CONNECT_TIMEOUT, CREATE_TIMEOUT, POOL_WAIT, RECYCLE_TIMEOUT};
 
-pub(crate) use work::{Failure, violates};
+pub(crate) use work::{BULK_WORK_TIMEOUT, Failure, violates};
 
 mod marks;
 mod outage;

@@ -42,6 +42,10 @@ pub(super) const CONNECT_TIMEOUT: Duration = CREATE_TIMEOUT;
 /// statements take milliseconds; one without an answer by then is on a
 /// connection cut off from its server, which is then closed, not pooled.
 const WORK_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest one try of bulk work may use its connection: a fleet job's
+/// steps, which resolve, give commands to and count up to 100,000 targets
+/// in one transaction (seconds at that size, milliseconds at 10,000).
+pub(crate) const BULK_WORK_TIMEOUT: Duration = Duration::from_secs(60);
 /// The whole budget of a unit (connection and work) while the database
 /// was out of reach at the last look and nothing has reached it since
 /// ([`outage::Reach`]): enough for a database that is back, short enough
@@ -54,7 +58,22 @@ const ATTEMPTS: u32 = 8;
 impl PgStore {
     /// Runs `work` on a pooled connection, outside a transaction: for a
     /// single statement, which PostgreSQL makes atomic by itself.
-    pub(crate) async fn run<T, F>(&self, what: &'static str, mut work: F) -> Result<T, StoreError>
+    pub(crate) async fn run<T, F>(&self, what: &'static str, work: F) -> Result<T, StoreError>
+    where
+        T: Send,
+        F: for<'c> FnMut(&'c Client) -> BoxFuture<'c, Result<T, Failure<StoreError>>> + Send,
+    {
+        self.run_within(what, WORK_TIMEOUT, work).await
+    }
+
+    /// [`run`](Self::run), with `work_timeout` for each try's work instead of
+    /// the usual limit (for bulk work, [`BULK_WORK_TIMEOUT`]).
+    pub(crate) async fn run_within<T, F>(
+        &self,
+        what: &'static str,
+        work_timeout: Duration,
+        mut work: F,
+    ) -> Result<T, StoreError>
     where
         T: Send,
         F: for<'c> FnMut(&'c Client) -> BoxFuture<'c, Result<T, Failure<StoreError>>> + Send,
@@ -62,7 +81,7 @@ impl PgStore {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let checkout = self.checkout(what).await?;
+            let checkout = self.checkout(what, work_timeout).await?;
             let outcome = timeout_at(checkout.due, work(checkout.client())).await.ok();
             if let Some(value) = self.settle(what, checkout, outcome, attempt).await? {
                 return Ok(value);
@@ -73,7 +92,24 @@ impl PgStore {
     /// Runs `work` in a transaction and commits it. When PostgreSQL aborts
     /// it (a deadlock, a serialization failure), runs it again from the
     /// start, a few times, so no client sees such an error.
-    pub(crate) async fn transaction<T, E, F>(&self, what: &'static str, mut work: F) -> Result<T, E>
+    pub(crate) async fn transaction<T, E, F>(&self, what: &'static str, work: F) -> Result<T, E>
+    where
+        T: Send,
+        E: From<StoreError> + Send,
+        F: for<'t> FnMut(&'t Transaction<'t>) -> BoxFuture<'t, Result<T, Failure<E>>> + Send,
+    {
+        self.transaction_within(what, WORK_TIMEOUT, work).await
+    }
+
+    /// [`transaction`](Self::transaction), with `work_timeout` for each
+    /// try's work instead of the usual limit (for bulk work,
+    /// [`BULK_WORK_TIMEOUT`]).
+    pub(crate) async fn transaction_within<T, E, F>(
+        &self,
+        what: &'static str,
+        work_timeout: Duration,
+        mut work: F,
+    ) -> Result<T, E>
     where
         T: Send,
         E: From<StoreError> + Send,
@@ -82,7 +118,7 @@ impl PgStore {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut checkout = self.checkout(what).await?;
+            let mut checkout = self.checkout(what, work_timeout).await?;
             let due = checkout.due;
             let client = checkout.client_mut();
             let outcome = timeout_at(due, async {
@@ -100,9 +136,13 @@ impl PgStore {
     }
 
     /// A connection for one try of a unit of work, with the instant its work
-    /// must be done by: [`POOL_WAIT`] then [`WORK_TIMEOUT`], or
+    /// must be done by: [`POOL_WAIT`] then `work_timeout`, or
     /// [`SUSPECT_BUDGET`] for both while the database is suspect.
-    async fn checkout(&self, what: &'static str) -> Result<Checkout, StoreError> {
+    async fn checkout(
+        &self,
+        what: &'static str,
+        work_timeout: Duration,
+    ) -> Result<Checkout, StoreError> {
         let started = Instant::now();
         let suspect = self.reach.suspect();
         let budget = if suspect { SUSPECT_BUDGET } else { POOL_WAIT };
@@ -116,7 +156,7 @@ impl PgStore {
         let due = if suspect {
             started + SUSPECT_BUDGET
         } else {
-            lent + WORK_TIMEOUT
+            lent + work_timeout
         };
         Ok(Checkout {
             client: Some(client),

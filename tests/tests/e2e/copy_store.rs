@@ -26,6 +26,8 @@ fn sqlite_counts(file: &Path) -> Value {
         ("device_tags", "device_tags"),
         ("device_ports", "device_ports"),
         ("commands", "device_commands"),
+        ("jobs", "jobs"),
+        ("job targets", "job_targets"),
         ("outbox", "outbox"),
     ];
     let mut counts = serde_json::Map::new();
@@ -50,13 +52,34 @@ fn history(server: &Server, token: &str, serial: &str) -> Value {
     reply.json()
 }
 
-/// What a store shows of alice's fleet: her devices and their command histories.
+/// What a store shows of alice's fleet: her devices and their command
+/// histories, her jobs and their targets.
 fn fleet(server: &Server, alice: &Account, agents: &[&Agent]) -> Value {
     let histories: Vec<Value> = agents
         .iter()
         .map(|agent| history(server, &alice.token, &agent.serial))
         .collect();
-    json!({"devices": listed_serials(server, &alice.token), "histories": histories})
+    let read = |path: &str| {
+        let reply = server.get(path).token(&alice.token).send();
+        reply.expect_status(200);
+        reply.json()
+    };
+    let mut jobs = read("/jobs/");
+    let results = jobs["results"].as_array_mut().expect("a page of jobs");
+    let targets: Vec<Value> = results
+        .iter()
+        .map(|job| read(&format!("/jobs/{}/targets/", string(job, "id"))))
+        .collect();
+    // The URLs name the server's own address.
+    for job in results {
+        job.as_object_mut().expect("a job").remove("url");
+    }
+    json!({
+        "devices": listed_serials(server, &alice.token),
+        "histories": histories,
+        "jobs": jobs,
+        "targets": targets,
+    })
 }
 
 /// Checks on `server` that alice's password and token, bob's token and each
@@ -79,7 +102,9 @@ fn everything_works(
 
 /// Alice (password, token, a console session, a failed login), bob
 /// (registered: a verification key and its mail, undelivered), and two
-/// devices enrolled with POST /install/, with commands done, failed and pending.
+/// devices enrolled with POST /install/, with commands done, failed and
+/// pending, a running job whose one target joined the pending one, and a
+/// job scheduled for tomorrow.
 fn busy_source() -> (Server, Account, String, Agent, Agent) {
     // Mail cannot be delivered: it stays in the outbox.
     let server = Server::builder()
@@ -109,6 +134,21 @@ fn busy_source() -> (Server, Account, String, Agent, Agent) {
         ack_call(&server, &agent.token, &id, &outcome).expect_empty(204);
     }
     reboot(&server, &alice.token, &kitchen.serial);
+    let joined = server
+        .post("/jobs/")
+        .token(&alice.token)
+        .json(&json!({"action": "reboot", "selector": {"serials": [kitchen.serial]}}))
+        .send();
+    joined.expect_status(201);
+    assert_eq!(joined.json()["counts"]["pending"], 1, "{}", joined.json());
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).format("%Y-%m-%dT%H:%M:%S");
+    let scheduled = server
+        .post("/jobs/")
+        .token(&alice.token)
+        .json(&json!({"action": "reboot", "selector": {"all": true}, "start_time": tomorrow.to_string()}))
+        .send();
+    scheduled.expect_status(201);
+    assert_eq!(scheduled.json()["status"], "scheduled");
     (server, alice, bob_token, kitchen, shed)
 }
 
