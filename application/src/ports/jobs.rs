@@ -199,8 +199,11 @@ pub trait JobRepository: Send + Sync {
         now: Timestamp,
         lapse_before: Timestamp,
     ) -> Result<bool, StoreError>;
-    /// Atomically, if the job is `Running` with `wave` as its current wave:
-    /// keeps the final status of the wave's targets (so that a purge of old
+    /// Atomically, if the job is `Running` with `wave` as its current wave
+    /// and, unless the settlement completes it, that wave still under way
+    /// (no next wave time: so racers that decided differently settle a wave
+    /// once; a completion may follow a next wave time, for a job without
+    /// targets or past its last wave): keeps the final status of the wave's targets (so that a purge of old
     /// commands or a deleted device no longer changes them), and completes
     /// the job (finished at `now`), halts it, or sets when its next wave
     /// starts. Returns whether it did.
