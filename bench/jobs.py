@@ -17,15 +17,16 @@ bench/routes.py's).
    true}}`, first in one wave, then with `"wave_size": --wave-size` (default
    1,000), and follows `GET /jobs/{id}/` every 0.25 s until it is
    `completed`. It measures the time from sending the POST to its 201 (the
-   first wave's commands are then deliverable) and to each device's agent
-   seeing its command in a poll (first, p50, p99, last); the wall time from
+   first wave's commands are then deliverable) and to each agent of the
+   first wave seeing its command in a poll (first, p50, p99, last); the wall time from
    the 201 to `completed`; the server's CPU (utime + stime from
    /proc/<pid>/stat) from the POST to `completed`, the CPU of every process
    named `postgres` on the machine over the same time (PostgreSQL only:
    other databases' work counts too), and the simulator's own; the
    server's VmRSS and VmHWM afterwards. For waves, the time between the
    first deliveries of two successive waves (a wave's agents at work, its
-   settlement, the next wave's start);
+   settlement, the next wave's start), and within each wave between its
+   first delivery and its last;
 5. prints a table. Exits 1 unless each job completed with every target
    `done` and every device carried out exactly one command per job.
 
@@ -148,7 +149,7 @@ class Bench:
         if wave_size:
             wave_of = await self.waves(job["id"])
             first_wave = [d for d in self.devices if wave_of.get(d.serial) == 1]
-            figures["waves"] = wave_gaps(self.devices, wave_of)
+            figures["waves"], figures["spreads"] = wave_times(self.devices, wave_of)
         figures["seen"] = sorted(d.first_delivery - sent for d in first_wave
                                  if d.first_delivery)
         figures["once"] = all(
@@ -176,15 +177,18 @@ class Bench:
                 return wave_of
 
 
-def wave_gaps(devices, wave_of):
-    """Seconds between the first deliveries of successive waves."""
-    starts = {}
+def wave_times(devices, wave_of):
+    """Seconds between the first deliveries of successive waves, and within
+    each wave between its first delivery and its last."""
+    firsts, lasts = {}, {}
     for device in devices:
         wave = wave_of.get(device.serial)
         if wave is not None and device.first_delivery is not None:
-            starts[wave] = min(starts.get(wave, device.first_delivery), device.first_delivery)
-    ordered = [starts[w] for w in sorted(starts)]
-    return [b - a for a, b in zip(ordered, ordered[1:])]
+            firsts[wave] = min(firsts.get(wave, device.first_delivery), device.first_delivery)
+            lasts[wave] = max(lasts.get(wave, device.first_delivery), device.first_delivery)
+    ordered = [firsts[w] for w in sorted(firsts)]
+    gaps = [b - a for a, b in zip(ordered, ordered[1:])]
+    return gaps, [lasts[w] - firsts[w] for w in sorted(firsts)]
 
 
 async def run(args, server, token, install_token, postgres):
@@ -249,6 +253,9 @@ def report(args, kind, results) -> bool:
     row("next wave's first delivery after the last's, median / max",
         lambda f: (f"{statistics.median(f['waves']):.2f} / {max(f['waves']):.2f} s"
                    if f.get("waves") else "-"))
+    row("a wave's last delivery after its first, median / max",
+        lambda f: (f"{statistics.median(f['spreads']):.2f} / {max(f['spreads']):.2f} s"
+                   if f.get("spreads") else "-"))
     row("counts", lambda f: ", ".join(f"{s} {f['job']['counts'][s]}" for s in STATUSES
                                       if f["job"]["counts"][s]))
     row("each device carried out its reboot once", lambda f: "yes" if f["once"] else "NO")
