@@ -27,8 +27,9 @@ Credentials:
 Secrets, in positive cases only (a schema-valid request must succeed, so it
 has to carry a secret that exists; negative cases keep their generated
 values): the current password on log-in and password change, the install
-token on enrolment, a verification key, a fresh reset key, and a new password
-that passes the password rules (commonness and similarity to the e-mail are
+token on enrolment, a verification key, a fresh reset key, the id of a job of
+the run's account (scheduled far ahead, so it never reboots anything), and a
+new password that passes the password rules (commonness and similarity to the e-mail are
 rules no schema can state). A registration gets a unique e-mail address,
 since the same address cannot register twice.
 
@@ -39,7 +40,10 @@ escape) loses that property before it is sent: such a body is malformed, and
 devmgr answers it 400 as a parse error. The API has no field of that name,
 so the case stays schema-valid; every other generated property is sent.
 
-The fleet's selectors get `"all": true` exactly when they have no criterion
+A job's `start_time`, in positive cases, is a time that exists (the
+document's pattern of the API's form lets a day past the month's end through).
+
+The fleet's selectors (the jobs' too) get `"all": true` exactly when they have no criterion
 (in positive cases: a rule between keys that the document states in words),
 and a positive bulk tagging names a tag and first has every tag of the run's
 devices taken off, so no device ends with more than 20 (a limit that depends
@@ -53,6 +57,7 @@ command instead of one still on its way (which is not queued twice, and is
 handed out again only after 15 s).
 """
 
+import datetime
 import itertools
 import os
 import pathlib
@@ -164,11 +169,36 @@ class DevmgrAuth:
             case.headers["Authorization"] = f"Token {token}"
 
 
+_job = None
+
+
+def _job_id() -> str:
+    """A job of the run's account, made once: scheduled far ahead, so it
+    never gives a reboot (a cancel ends it; a resume finds it not halted)."""
+    global _job
+    if _job is None:
+        response = requests.post(
+            f"{BASE}/jobs/",
+            json={
+                "action": "reboot",
+                "selector": {"all": True},
+                "start_time": "2999-01-01T00:00:00",
+            },
+            headers={"Authorization": f"Token {_log_in()}"},
+            timeout=TIMEOUT,
+        )
+        response.raise_for_status()
+        _job = response.json()["id"]
+    return _job
+
+
 def _plant_secrets(case) -> None:
     operation = f"{case.method} {case.path}"
     if operation == "GET /verify-email/{key}/":
         case.path_parameters["key"] = VERIFY_KEY
         return
+    if case.path.startswith("/jobs/{id}/"):
+        case.path_parameters["id"] = _job_id()
     body = case.body
     if not isinstance(body, dict):
         return
@@ -211,6 +241,18 @@ def _settle_selector(case) -> None:
         body["selector.all"] = "true"
 
 
+def _settle_start_time(case) -> None:
+    """A job's `start_time` names a time that exists: the pattern of the
+    API's form cannot say that February has no 30th."""
+    body = case.body
+    if not isinstance(body, dict) or not isinstance(body.get("start_time"), str):
+        return
+    try:
+        datetime.datetime.strptime(body["start_time"], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        body["start_time"] = "2026-11-24T09:30:00"
+
+
 def _make_room_for_tags(case) -> None:
     """A bulk tagging names a tag, and no device can end with more than 20
     tags: every tag of the run's devices is taken off first (the limit
@@ -238,8 +280,10 @@ def before_call(ctx, case, **kwargs):
     _drop_unwritable_multipart_names(case)
     if _is_positive(case):
         _plant_secrets(case)
-        if case.method == "POST" and case.path in ("/devices/select/", "/devices/tags/"):
+        if case.method == "POST" and case.path in ("/devices/select/", "/devices/tags/", "/jobs/"):
             _settle_selector(case)
+        if case.method == "POST" and case.path == "/jobs/":
+            _settle_start_time(case)
         if case.method == "POST" and case.path == "/devices/tags/":
             _make_room_for_tags(case)
     if case.method == "GET" and case.path == "/agent/commands/":

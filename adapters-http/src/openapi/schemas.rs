@@ -19,6 +19,9 @@ pub(super) const VALIDATION_ERROR: &str = "ValidationError";
 /// A timestamp as the API writes it: UTC, to the second, no zone.
 const TIMESTAMP_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$";
 
+/// A timestamp, or nothing: a form's empty value, `null` for a field that takes it.
+const TIMESTAMP_OR_EMPTY_PATTERN: &str = r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})?$";
+
 /// Text the server accepts where blank is allowed: no NUL (refused as DRF
 /// does) and no bidirectional control.
 static TEXT_PATTERN: LazyLock<String> = LazyLock::new(|| {
@@ -221,11 +224,20 @@ fn echoed_object(fields: &[Field]) -> ObjectBuilder {
 }
 
 fn nullable(kind: Type, field: &Field, direction: Direction) -> SchemaType {
-    if field.nullable && direction != Direction::Form {
-        SchemaType::from_iter([kind, Type::Null])
-    } else {
-        SchemaType::Type(kind)
+    match (field.nullable, direction) {
+        (false, _) => SchemaType::Type(kind),
+        // A form says `null` with an empty value: a number field takes "" too.
+        (true, Direction::Form) if matches!(kind, Type::Integer | Type::Number) => {
+            SchemaType::from_iter([kind, Type::String])
+        }
+        (true, Direction::Form) => SchemaType::Type(kind),
+        (true, _) => SchemaType::from_iter([kind, Type::Null]),
     }
+}
+
+/// Whether a form may send the field empty, for `null`.
+fn empty_in_form(field: &Field, direction: Direction) -> bool {
+    field.nullable && !field.allow_blank && direction == Direction::Form
 }
 
 /// One field's schema, from the same description OPTIONS shows.
@@ -286,11 +298,17 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
         schema = schema.format(Some(SchemaFormat::Custom(format.to_owned())));
     }
     match field.kind {
+        FieldType::Datetime if empty_in_form(field, direction) => {
+            schema = schema.pattern(Some(TIMESTAMP_OR_EMPTY_PATTERN));
+        }
         FieldType::Datetime => schema = schema.pattern(Some(TIMESTAMP_PATTERN)),
         FieldType::Email => schema = schema.pattern(Some(EMAIL_PATTERN)),
         _ => {}
     }
     if matches!(kind, Type::Integer | Type::Number) {
+        if empty_in_form(field, direction) {
+            schema = schema.max_length(Some(0));
+        }
         schema = schema
             .minimum(field.minimum.map(|n| n as f64))
             .maximum(field.maximum.map(|n| n as f64));

@@ -150,8 +150,8 @@ fn the_request_examples_succeed_on_a_live_server() {
     let token = json!(account.install_token);
     let enrolment = examples.send("installDevice", None, &[], json!({"install_token": token}));
     let serial = string(&enrolment.json(), "serial");
-    let device = format!("Device {}", string(&enrolment.json(), "device_token"));
-    let device = Some(device.as_str());
+    let device_auth = format!("Device {}", string(&enrolment.json(), "device_token"));
+    let device = Some(device_auth.as_str());
     examples.send("replaceDevice", user, &[&serial], json!({}));
     examples.send("updateDevice", user, &[&serial], json!({}));
     server
@@ -164,6 +164,27 @@ fn the_request_examples_succeed_on_a_live_server() {
     examples.send("acknowledgeCommand", device, &[&command], json!({}));
     examples.send("selectDevices", user, &[], json!({}));
     examples.send("retagDevices", user, &[], json!({}));
+    let job = examples.send("createJob", user, &[], json!({}));
+    let job = string(&job.json(), "id");
+    examples.send("cancelJob", user, &[&job], json!({}));
+    // A job that halts: two waves of one device, the first failing.
+    let spare = server
+        .post("/install/")
+        .json(&json!({"install_token": account.install_token, "name": "Spare Pi"}))
+        .send();
+    spare.expect_status(201);
+    let tokens = [
+        (serial.clone(), device_auth.clone()),
+        (
+            string(&spare.json(), "serial"),
+            format!("Device {}", string(&spare.json(), "device_token")),
+        ),
+    ];
+    let halting = json!({"selector": {"all": true}, "wave_size": 1, "halt_failure_ratio": 0});
+    let halted = examples.send("createJob", user, &[], halting);
+    let halted = string(&halted.json(), "id");
+    halt(&server, &account.token, &tokens, &halted);
+    examples.send("resumeJob", user, &[&halted], json!({}));
 
     examples.send("changePassword", user, &[], json!({}));
     let earlier = server.mails();
@@ -177,7 +198,46 @@ fn the_request_examples_succeed_on_a_live_server() {
     examples.send("resendVerificationEmail", None, &[], json!({}));
     examples.send("verifyEmail", None, &[], json!({"key": key}));
     // Every operation that takes a body, as docs/api.md lists them.
-    assert_eq!(examples.sent, 16);
+    assert_eq!(examples.sent, 20);
+}
+
+/// Fails the first wave of job `id` of `token`'s account with the device
+/// token of its target (`tokens`: serial → `Device …`), and waits until the
+/// job halts.
+#[track_caller]
+fn halt(server: &Server, token: &str, tokens: &[(String, String)], id: &str) {
+    let reply = server
+        .get(&format!("/jobs/{id}/targets/"))
+        .token(token)
+        .send();
+    reply.expect_status(200);
+    let first = reply.json()["results"][0].clone();
+    let command = string(&first, "command_id");
+    let (_, device) = tokens
+        .iter()
+        .find(|(serial, _)| first["serial"] == serial.as_str())
+        .expect("a target of the account's devices");
+    for status in ["received", "failed"] {
+        server
+            .post(&format!("/agent/commands/{command}/ack/"))
+            .authorization(device)
+            .json(&json!({"status": status, "detail": "disk full"}))
+            .send()
+            .expect_empty(204);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        let job = server
+            .get(&format!("/jobs/{id}/"))
+            .token(token)
+            .send()
+            .json();
+        if job["status"] == "halted" {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "not halted: {job}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 e2e!(the_examples_of_common_failures_are_the_servers_own_words: sqlite);

@@ -72,7 +72,10 @@ fn waves_follow_one_another_as_agents_carry_them_out() {
     let first = &all[0];
     let agent = agent_of(&agents, &string(first, "serial"));
     let command = string(first, "command_id");
-    assert_eq!(take_commands(&server, agent), [command.clone()]);
+    assert_eq!(
+        take_commands(&server, agent),
+        std::slice::from_ref(&command)
+    );
     assert_eq!(
         statuses(&targets(&server, &alice.token, &id))[0],
         "delivered"

@@ -240,7 +240,11 @@ pub fn carry_out(server: &Server, agents: &[Agent], targets: &[&Value], failing:
         let serial = string(target, "serial");
         let agent = agent_of(agents, &serial);
         let command = string(target, "command_id");
-        assert_eq!(take_commands(server, agent), [command.clone()], "{target}");
+        assert_eq!(
+            take_commands(server, agent),
+            std::slice::from_ref(&command),
+            "{target}"
+        );
         ack(server, agent, &command, "received", "");
         if failing.contains(&serial.as_str()) {
             ack(server, agent, &command, "failed", "disk full");
