@@ -8,24 +8,21 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::jobs_views::JobRow;
-use super::notice_query::{NoticeCode, url_query_value};
+use super::notice_query::NoticeCode;
+use super::paging::{page_of, page_url, pages, window};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use application::ports::Window;
 use askama::Template;
 
 /// How many jobs a page of the list shows.
 pub(crate) const JOBS_PAGE_SIZE: u32 = 50;
 
-/// Mounts the list, one job's page and its buttons.
+/// Mounts the list.
 pub(super) fn mount(config: &mut web::ServiceConfig) {
-    config
-        .service(web::resource("/jobs/").route(web::get().to(show)))
-        .configure(super::jobs_page::mount)
-        .configure(super::jobs_actions::mount);
+    config.service(web::resource("/jobs/").route(web::get().to(show)));
 }
 
 /// The jobs list.
@@ -69,36 +66,6 @@ impl JobsPage {
     }
 }
 
-/// How many pages of `size` hold `count` items (at least one).
-pub(crate) fn pages(count: u64, size: u32) -> u64 {
-    count.div_ceil(u64::from(size)).max(1)
-}
-
-/// `path` on page `page` (`?page=` after the first).
-pub(crate) fn page_url(path: &str, page: u64) -> String {
-    if page > 1 {
-        format!("{path}?page={page}")
-    } else {
-        path.to_owned()
-    }
-}
-
-/// The `?page=` of a query string: 1 when absent or not a page number.
-pub(crate) fn page_of(query: &str) -> u64 {
-    url_query_value(query, "page")
-        .and_then(|page| page.trim().parse().ok())
-        .filter(|&page| page >= 1)
-        .unwrap_or(1)
-}
-
-/// The window of page `page` of `size` items.
-pub(crate) fn window(page: u64, size: u32) -> Window {
-    Window {
-        limit: size,
-        offset: (page - 1).saturating_mul(u64::from(size)),
-    }
-}
-
 async fn show(
     req: HttpRequest,
     state: Data<HttpState>,
@@ -129,23 +96,4 @@ async fn show(
         page,
     };
     Ok(render(StatusCode::OK, &page, None))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_and_their_addresses() {
-        assert_eq!(pages(0, 50), 1);
-        assert_eq!(pages(50, 50), 1);
-        assert_eq!(pages(51, 50), 2);
-        assert_eq!(page_url("/console/jobs/", 1), "/console/jobs/");
-        assert_eq!(page_url("/console/jobs/", 3), "/console/jobs/?page=3");
-        assert_eq!(page_of("page=3&notice=x"), 3);
-        assert_eq!(page_of("page=0"), 1);
-        assert_eq!(page_of("page=two"), 1);
-        assert_eq!(page_of(""), 1);
-        assert_eq!(window(3, 100).offset, 200);
-    }
 }

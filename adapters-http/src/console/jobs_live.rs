@@ -4,9 +4,9 @@
 //! engine announces each step to the account's fleet, and so does each
 //! acknowledgement of a command, so the stream wakes when they change.
 
-use super::jobs::{page_of, pages, window};
 use super::jobs_page::TARGETS_PAGE_SIZE;
 use super::jobs_views::{JobSummary, TargetRow};
+use super::paging::{page_of, pages, window};
 use crate::state::HttpState;
 use application::StoreError;
 use domain::{Account, JobId};

@@ -6,9 +6,9 @@
 use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
-use super::jobs::{page_of, page_url, pages, window};
 use super::jobs_views::{JobSummary, TargetRow, title};
 use super::notice_query::NoticeCode;
+use super::paging::{page_of, page_url, pages, window};
 use super::respond::render;
 use super::time::Moment;
 use crate::state::HttpState;

@@ -36,6 +36,7 @@ mod jobs_views;
 mod live;
 mod notice_query;
 mod notices;
+mod paging;
 mod posted;
 mod reboot_devices;
 mod reboot_devices_form;
@@ -70,6 +71,8 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .configure(tag_devices::mount)
             .configure(reboot_devices::mount)
             .configure(jobs::mount)
+            .configure(jobs_page::mount)
+            .configure(jobs_actions::mount)
             .configure(device::mount)
             .configure(device_actions::mount)
             .configure(add_device::mount)
