@@ -1,6 +1,7 @@
 //! Commands for a device's agent, and what the agent reports back.
 
 use crate::bounded_text::AckDetail;
+use crate::canonical_uuid;
 use crate::time::Timestamp;
 use chrono::Duration;
 use std::fmt;
@@ -21,22 +22,12 @@ impl CommandId {
     /// Takes a UUID written in its canonical form only: lowercase and
     /// hyphenated, with no braces or prefix.
     pub fn parse(raw: &str) -> Result<Self, InvalidCommandId> {
-        uuid::Uuid::try_parse(raw)
-            .ok()
-            .map(|uuid| uuid.hyphenated().to_string())
-            .filter(|canonical| canonical == raw)
-            .map(Self)
-            .ok_or(InvalidCommandId)
+        canonical_uuid::parse(raw).map(Self).ok_or(InvalidCommandId)
     }
 
     /// Makes an id from 16 random bytes (a version-4 UUID).
     pub fn from_random_bytes(bytes: [u8; 16]) -> Self {
-        Self(
-            uuid::Builder::from_random_bytes(bytes)
-                .into_uuid()
-                .hyphenated()
-                .to_string(),
-        )
+        Self(canonical_uuid::from_random_bytes(bytes))
     }
 
     /// Takes an id read back from storage as it is: only minted ids are stored.

@@ -6,6 +6,7 @@
 //! ended ([`WaveVerdict::decide`]). The job engine in `application` applies
 //! them; the stores keep the state.
 
+use crate::canonical_uuid;
 mod settings;
 mod status;
 mod waves;
@@ -32,22 +33,12 @@ impl JobId {
     /// Takes a UUID written in its canonical form only: lowercase and
     /// hyphenated, with no braces or prefix (an id in capitals is refused).
     pub fn parse(raw: &str) -> Result<Self, InvalidJobId> {
-        uuid::Uuid::try_parse(raw)
-            .ok()
-            .map(|uuid| uuid.hyphenated().to_string())
-            .filter(|canonical| canonical == raw)
-            .map(Self)
-            .ok_or(InvalidJobId)
+        canonical_uuid::parse(raw).map(Self).ok_or(InvalidJobId)
     }
 
     /// Makes an id from 16 random bytes (a version-4 UUID).
     pub fn from_random_bytes(bytes: [u8; 16]) -> Self {
-        Self(
-            uuid::Builder::from_random_bytes(bytes)
-                .into_uuid()
-                .hyphenated()
-                .to_string(),
-        )
+        Self(canonical_uuid::from_random_bytes(bytes))
     }
 
     /// Takes an id read back from storage as it is: only minted ids are stored.

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod amount;
 pub mod bounded_text;
+mod canonical_uuid;
 pub mod command;
 pub mod device;
 pub mod email;

@@ -27,6 +27,26 @@ pub(crate) struct FleetFilters {
 }
 
 impl FleetFilters {
+    /// The filters in words ("search “pi”", "offline", "tagged lab", a
+    /// machine type's name); empty without any.
+    pub(super) fn in_words(&self) -> Vec<String> {
+        let filters = self;
+        let mut words = Vec::new();
+        if !filters.search.is_empty() {
+            words.push(format!("search “{}”", filters.search));
+        }
+        if let Some(online) = filters.online {
+            words.push(if online { "online" } else { "offline" }.to_owned());
+        }
+        if let Some(tag) = &filters.tag {
+            words.push(format!("tagged {tag}"));
+        }
+        if let Some(kind) = filters.machine_type {
+            words.push(kind.display_name().to_owned());
+        }
+        words
+    }
+
     /// The filters of a query string (or of a form's fields): the last
     /// value of a name counts.
     pub(crate) fn from_query(query: &str) -> Self {

@@ -63,21 +63,7 @@ impl RebootDevicesPage {
 
     /// The filters in words; empty without any.
     fn described(&self) -> Vec<String> {
-        let filters = &self.filters;
-        let mut words = Vec::new();
-        if !filters.search.is_empty() {
-            words.push(format!("search “{}”", filters.search));
-        }
-        if let Some(online) = filters.online {
-            words.push(if online { "online" } else { "offline" }.to_owned());
-        }
-        if let Some(tag) = &filters.tag {
-            words.push(format!("tagged {tag}"));
-        }
-        if let Some(kind) = filters.machine_type {
-            words.push(kind.display_name().to_owned());
-        }
-        words
+        self.filters.in_words()
     }
 
     /// The filtered view the page came from.

@@ -67,21 +67,7 @@ impl TagDevicesPage {
 
     /// The filters in words, `None` without any.
     fn described(&self) -> Vec<String> {
-        let filters = &self.filters;
-        let mut words = Vec::new();
-        if !filters.search.is_empty() {
-            words.push(format!("search “{}”", filters.search));
-        }
-        if let Some(online) = filters.online {
-            words.push(if online { "online" } else { "offline" }.to_owned());
-        }
-        if let Some(tag) = &filters.tag {
-            words.push(format!("tagged {tag}"));
-        }
-        if let Some(kind) = filters.machine_type {
-            words.push(kind.display_name().to_owned());
-        }
-        words
+        self.filters.in_words()
     }
 
     /// The filtered view the page came from.
