@@ -6,7 +6,6 @@
 //! ended ([`WaveVerdict::decide`]). The job engine in `application` applies
 //! them; the stores keep the state.
 
-use crate::canonical_uuid;
 mod settings;
 mod status;
 mod waves;
@@ -17,6 +16,7 @@ pub use settings::{
 pub use status::{JobStatus, TargetCounts, TargetStatus};
 pub use waves::{WavePlan, WaveVerdict};
 
+use crate::canonical_uuid;
 use std::fmt;
 use thiserror::Error;
 
