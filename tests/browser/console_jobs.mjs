@@ -30,9 +30,11 @@ async function expectJobPage(page) {
 }
 
 /**
- * The agents check in once: each device with a command acknowledges it
- * `received`, then `outcome` ("done" or "failed"). The names of the devices
- * that had one.
+ * The agents check in, in turn, until one has a command: it acknowledges
+ * it `received`, then `outcome` ("done" or "failed"). The names of the
+ * devices that answered (one: the job runs in waves of one, and the agents
+ * after it are not asked, or one of them might answer the next wave, which
+ * the engine may start within the same pass).
  */
 async function agentsAnswer(outcome) {
   const answered = [];
@@ -48,6 +50,7 @@ async function agentsAnswer(outcome) {
       }
       answered.push(agent.name);
     }
+    if (answered.length > 0) break;
   }
   return answered;
 }
