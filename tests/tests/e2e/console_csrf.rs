@@ -8,10 +8,11 @@ use crate::support::*;
 use serde_json::json;
 
 /// Every post form of the console's pages for alice (signed in, one device),
-/// with the confirmation pages that get forms lead to.
-fn post_forms(browser: &mut Console<'_>, serial: &str) -> Vec<Form> {
+/// and of `more` pages, with the confirmation pages that get forms lead to.
+fn post_forms(browser: &mut Console<'_>, serial: &str, more: &[String]) -> Vec<Form> {
     let mut found: Vec<Form> = Vec::new();
     let mut pages = signed_in_pages(serial);
+    pages.extend_from_slice(more);
     let mut seen = Vec::new();
     while let Some(page) = pages.pop() {
         if seen.contains(&page) {
@@ -54,7 +55,24 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
     let mut other = Console::new(&server);
     other.sign_in(&bob.email, PASSWORD);
     let bobs_form = other.form("/console/account/", "Log out");
-    let forms = post_forms(&mut browser, &serial);
+    // A job scheduled far ahead: its page has the forms of a job.
+    let job = server
+        .post("/jobs/")
+        .token(&alice.token)
+        .json(&json!({
+            "action": "reboot",
+            "selector": {"serials": [serial]},
+            "start_time": "2999-01-01T00:00:00",
+        }))
+        .send();
+    job.expect_status(201);
+    let job_id = job.json()["id"].as_str().expect("a job id").to_owned();
+    let job_pages = [
+        "/console/jobs/".to_owned(),
+        format!("/console/jobs/{job_id}/"),
+        "/console/reboot-devices/".to_owned(),
+    ];
+    let forms = post_forms(&mut browser, &serial, &job_pages);
     let buttons: Vec<&String> = forms.iter().flat_map(|f| &f.buttons).collect();
     for expected in [
         "Log out",
@@ -63,13 +81,18 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         "New install token",
         "Log out everywhere",
         "Change tags",
+        "Reboot devices",
     ] {
         assert!(
             buttons.iter().any(|b| *b == expected),
             "no post form with {expected:?}: {buttons:?}"
         );
     }
-    for expected in [["Reboot", "Reboot now"], ["Delete device", "Delete"]] {
+    for expected in [
+        ["Reboot", "Reboot now"],
+        ["Delete device", "Delete"],
+        ["Cancel job", "Cancel job now"],
+    ] {
         assert!(
             buttons.iter().any(|b| expected.contains(&b.as_str())),
             "no post form for {expected:?}: {buttons:?}"
@@ -132,6 +155,9 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         .send()
         .json();
     assert_eq!(device["tags"], json!([]), "{device}");
+    let jobs = server.get("/jobs/").token(&alice.token).send().json();
+    assert_eq!(jobs["count"], 1, "no job made: {jobs}");
+    assert_eq!(jobs["results"][0]["status"], "scheduled", "{jobs}");
     server
         .get("/profile/")
         .token(&alice.token)
