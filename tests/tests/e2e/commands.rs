@@ -162,7 +162,11 @@ e2e!(shutdown_answers_every_open_long_poll_at_once);
 /// no commands, and the server exits within its 4 s grace (plus slack).
 fn shutdown_answers_every_open_long_poll_at_once() {
     const POLLS: usize = 1000;
-    let mut server = Server::builder().throttle_off().process().start();
+    let mut server = Server::builder()
+        .throttle_off()
+        .process()
+        .args(&["--metrics-bind", "127.0.0.1:0"])
+        .start();
     let alice = server.account("alice@example.com");
     // At most two polls per device: 500 devices.
     let tokens: Vec<String> = (0..POLLS / 2)
@@ -185,24 +189,21 @@ fn shutdown_answers_every_open_long_poll_at_once() {
             stream
         })
         .collect();
-    // Let the server read every request and open every poll, however busy
-    // the machine: a request still unread at SIGTERM is no open poll.
-    let port: u16 = address.rsplit(':').next().unwrap().parse().unwrap();
+    // SIGTERM once every poll is open, however busy the machine: the
+    // server counts its open polls in a gauge of its metrics.
+    let first: serde_json::Value =
+        serde_json::from_str(server.first_stdout_line()).expect("a JSON line");
+    let metrics = first["metrics"]
+        .as_str()
+        .expect("the metrics URL")
+        .to_owned();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while requests_read(port) < POLLS && Instant::now() < deadline {
+    let mut open = 0;
+    while open < POLLS && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
+        open = open_polls(&metrics);
     }
-    // A poll is open once its token is checked: wait until the server has
-    // had nothing to do for a second.
-    let mut last = cpu_ticks(server.pid());
-    let mut quiet_since = Instant::now();
-    while quiet_since.elapsed() < Duration::from_secs(1) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = cpu_ticks(server.pid());
-        if now != last {
-            (last, quiet_since) = (now, Instant::now());
-        }
-    }
+    assert_eq!(open, POLLS, "long polls open before SIGTERM");
     let started = Instant::now();
     let status = server.terminate(Duration::from_secs(10));
     let exited = started.elapsed();
@@ -229,35 +230,14 @@ fn shutdown_answers_every_open_long_poll_at_once() {
     );
 }
 
-/// How many connections to `port` on 127.0.0.1 the server has accepted and
-/// read everything sent on: established, with nothing left in the receive
-/// queue (`/proc/net/tcp`).
-fn requests_read(port: u16) -> usize {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
-    let local = format!("0100007F:{port:04X}");
-    table
-        .lines()
-        .skip(1)
-        .filter(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            fields.len() > 4
-                && fields[1] == local
-                && fields[3] == "01"
-                && fields[4].ends_with(":00000000")
-        })
-        .count()
-}
-
-/// The CPU time the process `pid` has used so far, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name, which is in parentheses: utime and
-    // stime are the 12th and 13th.
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    after_name
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|ticks| ticks.parse::<u64>().ok())
-        .sum()
+/// The server's `devmgr_long_polls_open` gauge, read from its metrics at
+/// `url` (0 while they cannot be read).
+fn open_polls(url: &str) -> usize {
+    let text = reqwest::blocking::get(url)
+        .and_then(|reply| reply.text())
+        .unwrap_or_default();
+    text.lines()
+        .find_map(|line| line.strip_prefix("devmgr_long_polls_open "))
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .map_or(0, |value| value as usize)
 }
