@@ -18,6 +18,7 @@ mod console;
 mod description;
 mod dispatch;
 mod error;
+mod event_data;
 mod extract;
 mod fields;
 mod fleet_reads;
@@ -37,6 +38,7 @@ mod tests;
 mod throttle;
 mod unread_body;
 
+pub use event_data::HttpEventData;
 pub use fields::messages;
 pub use long_polls::LongPolls;
 pub use mail_links::HttpMailLinks;

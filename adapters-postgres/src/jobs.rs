@@ -7,7 +7,8 @@
 use crate::store::{BULK_WORK_TIMEOUT, PgStore};
 use application::StoreError;
 use application::ports::{
-    ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, TargetPage, Window,
+    ActiveJob, EventRecord, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement,
+    TargetPage, Window,
 };
 use async_trait::async_trait;
 use domain::{AccountId, CommandId, JobId, Serial, Timestamp};
@@ -90,13 +91,14 @@ impl JobRepository for PgStore {
         Ok(true)
     }
 
-    async fn settle_wave(
+    async fn settle_wave<'a>(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
+        _event: Option<&'a EventRecord>,
     ) -> Result<bool, StoreError> {
         self.transaction_within("settle a wave", BULK_WORK_TIMEOUT, |tx| {
             let id = id.clone();

@@ -20,6 +20,7 @@ mod keys;
 mod limits;
 mod login_attempts;
 mod long_polls;
+mod monitors;
 mod notifications;
 mod outbox;
 mod prepared;
@@ -28,6 +29,7 @@ mod rows;
 mod store;
 mod tls;
 mod tokens;
+mod webhooks;
 
 pub use long_polls::PgLongPolls;
 pub use store::{ExclusiveClaim, MarkError, OpenError, PgStore, ServingMark};

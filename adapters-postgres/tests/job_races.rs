@@ -245,7 +245,7 @@ async fn racing_settlements_settle_a_wave_once() {
             };
             async move {
                 let taken = store
-                    .settle_wave(&id, 1, settlement, now, now - lapse())
+                    .settle_wave(&id, 1, settlement, now, now - lapse(), None)
                     .await
                     .unwrap();
                 (taken, settlement)

@@ -15,7 +15,8 @@ pub(crate) use keep::{before_commands_purged, before_device_deleted};
 use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::{
-    ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, TargetPage, Window,
+    ActiveJob, EventRecord, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement,
+    TargetPage, Window,
 };
 use async_trait::async_trait;
 use domain::{AccountId, CommandId, JobId, Timestamp};
@@ -105,13 +106,14 @@ impl JobRepository for SqliteStore {
         Ok(true)
     }
 
-    async fn settle_wave(
+    async fn settle_wave<'a>(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
+        _event: Option<&'a EventRecord>,
     ) -> Result<bool, StoreError> {
         let id = id.clone();
         self.run("settle a wave", move |conn| {

@@ -18,12 +18,14 @@ mod fleet_signals;
 mod jobs;
 mod keys;
 mod login_attempts;
+mod monitors;
 mod outbox;
 mod probe;
 mod rows;
 mod serving_lock;
 mod store;
 mod tokens;
+mod webhooks;
 
 pub use serving_lock::{LockError, ServingLock, lock_file};
 pub use store::{BackupInfo, FileError, OpenError, SqliteStore, restore};

@@ -145,6 +145,14 @@ pub struct ServeArgs {
     /// A device is online while its last heartbeat is younger than this many seconds.
     #[arg(long, env = "DEVMGR_ONLINE_WINDOW", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..))]
     pub online_window: u32,
+    /// Seconds an account's alert mail window lasts: its first ten alert
+    /// notifications are mailed one by one, the rest in one digest when it ends.
+    #[arg(long, env = "DEVMGR_ALERT_MAIL_WINDOW", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    pub alert_mail_window: u32,
+    /// Let webhooks target loopback, private and link-local addresses (for a
+    /// receiver on the same machine or network; off by default against SSRF).
+    #[arg(long, env = "DEVMGR_ALLOW_PRIVATE_WEBHOOKS")]
+    pub allow_private_webhooks: bool,
     /// HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "DEVMGR_WORKERS")]
     pub workers: Option<usize>,

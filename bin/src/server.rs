@@ -7,10 +7,11 @@ use crate::cli::{Cli, Command, ServeArgs, Throttle};
 use crate::limits::Limits;
 use crate::{CommandError, mailer, os, wiring};
 use adapters_http::{
-    AccountThrottle, AddressThrottle, HttpMailLinks, HttpState, Metrics, MetricsListener,
-    ServeLimits,
+    AccountThrottle, AddressThrottle, HttpEventData, HttpMailLinks, HttpState, Metrics,
+    MetricsListener, ServeLimits,
 };
 use adapters_system::Argon2Hasher;
+use adapters_webhooks::HttpTransport;
 use application::ports::{Clock, LockoutPolicy, Mailer};
 use application::{Services, Settings};
 use chrono::Duration;
@@ -23,6 +24,12 @@ use std::thread::JoinHandle;
 const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// How often the job engine looks for due steps.
 const JOB_TICK: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often the monitors are evaluated.
+const MONITOR_TICK: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often the webhook worker looks for due deliveries.
+const WEBHOOK_LOOK: std::time::Duration = std::time::Duration::from_millis(250);
+/// Webhook attempts made at once.
+const WEBHOOK_ATTEMPTS: usize = 16;
 
 /// A server serving, with the outbox worker and housekeeping running beside
 /// it on the current actix system; await `server` to serve until it stops.
@@ -58,6 +65,7 @@ pub async fn start(
             period: Duration::seconds(i64::from(args.login_lockout)),
         }),
         registration: args.registration.into(),
+        alert_mail_window: Duration::seconds(i64::from(args.alert_mail_window)),
         ..Settings::default()
     };
     let listener = listen()?;
@@ -79,7 +87,17 @@ pub async fn start(
         .map(|m| m.listener.local_addr())
         .transpose()
         .map_err(CommandError::from_display)?;
-    let app = wiring::application(database, mailer, settings, hasher, Arc::new(links), clock);
+    let event_data = HttpEventData::new(cli.public_url.as_deref(), &address.to_string());
+    let transport = HttpTransport::new(args.allow_private_webhooks);
+    let app = wiring::application(
+        database,
+        mailer,
+        settings,
+        hasher,
+        Arc::new(links),
+        clock,
+        (Arc::new(transport), Arc::new(event_data)),
+    );
     let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
     state = state.with_long_polls(shared.long_polls.clone());
     if throttled {
@@ -116,6 +134,8 @@ pub async fn start(
         async move { app.mail.deliver_forever().await }
     });
     actix_web::rt::spawn(run_jobs(app.clone()));
+    actix_web::rt::spawn(run_monitors(app.clone()));
+    actix_web::rt::spawn(deliver_webhooks(app.clone()));
     actix_web::rt::spawn(housekeeping(app, shared));
     Ok(Started {
         address,
@@ -150,6 +170,59 @@ async fn run_jobs(app: Services) {
         ticks.tick().await;
         if let Err(error) = app.job_runner.tick().await {
             tracing::warn!(error = ?error, "cannot look at the jobs");
+        }
+    }
+}
+
+/// The monitor engine's ticker: twice a second, evaluates every monitor
+/// (so each is evaluated at least once a second) and sends the alert mail
+/// digests that are due.
+async fn run_monitors(app: Services) {
+    let mut ticks = actix_web::rt::time::interval(MONITOR_TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(error) = app.monitor_engine.tick().await {
+            tracing::warn!(error = ?error, "cannot evaluate the monitors");
+        }
+    }
+}
+
+/// The webhook worker: claims due deliveries as attempt slots free up and
+/// makes each attempt in a task of its own, at most [`WEBHOOK_ATTEMPTS`] at
+/// once, so a slow receiver holds only its own slot (10 s at most).
+async fn deliver_webhooks(app: Services) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(WEBHOOK_ATTEMPTS));
+    let mut ticks = actix_web::rt::time::interval(WEBHOOK_LOOK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let free = slots.available_permits();
+        if free == 0 {
+            continue;
+        }
+        let due = match app
+            .webhook_dispatcher
+            .claim(u32::try_from(free).unwrap_or(u32::MAX))
+            .await
+        {
+            Ok(due) => due,
+            Err(error) => {
+                tracing::warn!(error = ?error, "cannot look at the webhook deliveries");
+                continue;
+            }
+        };
+        for delivery in due {
+            let Ok(slot) = slots.clone().acquire_owned().await else {
+                return;
+            };
+            let dispatcher = app.webhook_dispatcher.clone();
+            actix_web::rt::spawn(async move {
+                if let Err(error) = dispatcher.attempt(delivery).await {
+                    tracing::warn!(error = ?error, "cannot record a webhook attempt");
+                }
+                drop(slot);
+            });
         }
     }
 }

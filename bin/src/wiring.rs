@@ -5,7 +5,7 @@ use crate::database_url::DatabaseUrl;
 use adapters_postgres::PgStore;
 use adapters_sqlite::SqliteStore;
 use adapters_system::{Argon2Hasher, OsRandom};
-use application::ports::{Clock, MailLinks, Mailer};
+use application::ports::{Clock, EventData, MailLinks, Mailer, WebhookTransport};
 use application::{Ports, Services, Settings};
 use std::sync::Arc;
 
@@ -79,7 +79,8 @@ pub async fn hasher(hashing: HashLimits) -> Result<Arc<Argon2Hasher>, CommandErr
 }
 
 /// The application over the database, the given mailer, `hasher`, the
-/// system's randomness and `clock`. Mail links come from `links`.
+/// system's randomness and `clock`. Mail links come from `links`; webhook
+/// posts go through `webhooks`' transport, carrying its event data.
 pub fn application(
     database: Database,
     mailer: Arc<dyn Mailer>,
@@ -87,16 +88,29 @@ pub fn application(
     hasher: Arc<Argon2Hasher>,
     links: Arc<dyn MailLinks>,
     clock: Arc<dyn Clock>,
+    webhooks: (Arc<dyn WebhookTransport>, Arc<dyn EventData>),
 ) -> Services {
     let random = Arc::new(OsRandom);
     // Either store is every repository port at once (`application::ports::Store`).
     let ports = match database {
-        Database::Sqlite(store) => {
-            Ports::over_store(Arc::new(store), mailer, links, hasher, clock, random)
-        }
-        Database::Postgres(store) => {
-            Ports::over_store(Arc::new(store), mailer, links, hasher, clock, random)
-        }
+        Database::Sqlite(store) => Ports::over_store(
+            Arc::new(store),
+            mailer,
+            links,
+            hasher,
+            clock,
+            random,
+            webhooks,
+        ),
+        Database::Postgres(store) => Ports::over_store(
+            Arc::new(store),
+            mailer,
+            links,
+            hasher,
+            clock,
+            random,
+            webhooks,
+        ),
     };
     Services::new(ports, settings)
 }

@@ -151,6 +151,10 @@ bounded_text!(
     /// A device's name: 1–100 characters, not blank.
     DeviceName, max: 100, blank: false
 );
+bounded_text!(
+    /// A monitor's name: 1–100 characters, not blank.
+    MonitorName, max: 100, blank: false
+);
 blank_ok_text!(
     /// A device's description: 0–1000 characters.
     DeviceDescription, max: 1000

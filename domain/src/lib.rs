@@ -4,6 +4,7 @@
 //! code further out can only hold well-formed data.
 
 pub mod account;
+pub mod alerting;
 pub mod amount;
 pub mod bounded_text;
 mod canonical_uuid;
@@ -19,12 +20,17 @@ pub mod selector;
 pub mod tag;
 pub mod text;
 pub mod time;
+pub mod webhook;
 
 pub use account::{Account, AccountId};
+pub use alerting::{
+    AfterSeconds, AlertId, AlertState, CalmVerdict, FleetVerdict, MailAdmission, MailWindow,
+    MonitorId, MonitorKind, MonitorKindCode, OfflineRatio,
+};
 pub use amount::{Amount, PollWait};
 pub use bounded_text::{
-    AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, OperatingSystem, PortName,
-    ProfileName, Uname,
+    AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, MonitorName,
+    OperatingSystem, PortName, ProfileName, Uname,
 };
 pub use command::{
     Action, Command, CommandId, CommandOutcome, CommandRecord, CommandState, CommandStatus,
@@ -41,3 +47,6 @@ pub use secret::InstallToken;
 pub use selector::{Criteria, DeviceOrdering, OrderKey, Search, Selector, SelectorError};
 pub use tag::{Tag, TagChange, TagCount, TagSet, TooManyTags};
 pub use time::Timestamp;
+pub use webhook::{
+    DeliveryId, DeliveryStatus, EventSet, TargetHost, TargetUrl, WebhookEvent, WebhookId,
+};

@@ -76,6 +76,10 @@ impl TestApi {
             Arc::new(Argon2Hasher::owasp(1)),
             clock.clone(),
             Arc::new(OsRandom),
+            (
+                Arc::new(adapters_webhooks::HttpTransport::new(false)),
+                Arc::new(crate::HttpEventData::new(None, "127.0.0.1:8000")),
+            ),
         );
         let app = Services::new(ports, Settings::default());
         let state = HttpState::new(app, public_url.map(str::to_owned), "127.0.0.1:8000".into());

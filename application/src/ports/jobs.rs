@@ -7,7 +7,7 @@ use async_trait::async_trait;
 #[cfg(any(test, feature = "mocks"))]
 use mockall::automock;
 
-use super::{StoreError, Window};
+use super::{EventRecord, StoreError, Window};
 use domain::{
     AccountId, AckDetail, Action, CommandId, DeviceName, JobId, JobSettings, JobStatus, Selector,
     Serial, TargetCounts, TargetStatus, Timestamp,
@@ -206,14 +206,18 @@ pub trait JobRepository: Send + Sync {
     /// targets or past its last wave): keeps the final status of the wave's targets (so that a purge of old
     /// commands or a deleted device no longer changes them), and completes
     /// the job (finished at `now`), halts it, or sets when its next wave
-    /// starts. Returns whether it did.
-    async fn settle_wave(
+    /// starts. When it does and `event` is given (a completion or a halt),
+    /// the same transaction queues the event for each of the job owner's
+    /// webhooks subscribed to it (a pending delivery each, due at once).
+    /// Returns whether it did.
+    async fn settle_wave<'a>(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
+        event: Option<&'a EventRecord>,
     ) -> Result<bool, StoreError>;
     /// Atomically cancels a job of `owner` that is not finished: it becomes
     /// `Cancelled`, finished at `now`, and its `waiting` targets `skipped`.

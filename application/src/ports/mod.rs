@@ -11,10 +11,12 @@ mod jobs;
 mod limits;
 mod long_polls;
 mod mail;
+mod monitors;
 mod probe;
 mod security;
 mod store;
 mod transfer;
+mod webhooks;
 
 pub use accounts::*;
 pub use clock::*;
@@ -24,10 +26,12 @@ pub use jobs::*;
 pub use limits::*;
 pub use long_polls::*;
 pub use mail::*;
+pub use monitors::*;
 pub use probe::*;
 pub use security::*;
 pub use store::*;
 pub use transfer::*;
+pub use webhooks::*;
 
 use std::sync::Arc;
 use thiserror::Error;
@@ -138,6 +142,10 @@ pub struct Ports {
     pub commands: Arc<dyn CommandRepository>,
     /// Fleet jobs.
     pub jobs: Arc<dyn JobRepository>,
+    /// Monitors and alerts.
+    pub monitors: Arc<dyn MonitorRepository>,
+    /// Webhooks and deliveries.
+    pub webhooks: Arc<dyn WebhookRepository>,
     /// Mail waiting for delivery.
     pub outbox: Arc<dyn Outbox>,
     /// Failed logins.
@@ -152,6 +160,10 @@ pub struct Ports {
     pub mailer: Arc<dyn Mailer>,
     /// The links in mail.
     pub links: Arc<dyn MailLinks>,
+    /// Webhook address checks and posts.
+    pub transport: Arc<dyn WebhookTransport>,
+    /// The JSON events carry.
+    pub event_data: Arc<dyn EventData>,
     /// Password hashing.
     pub hasher: Arc<dyn PasswordHasher>,
     /// Time.

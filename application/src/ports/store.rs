@@ -2,8 +2,9 @@
 
 use super::{
     AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
-    EmailKeyRepository, FleetSignals, JobRepository, LoginAttemptRepository, MailLinks, Mailer,
-    Outbox, PasswordHasher, Ports, RandomSource, StoreProbe, TokenRepository,
+    EmailKeyRepository, EventData, FleetSignals, JobRepository, LoginAttemptRepository, MailLinks,
+    Mailer, MonitorRepository, Outbox, PasswordHasher, Ports, RandomSource, StoreProbe,
+    TokenRepository, WebhookRepository, WebhookTransport,
 };
 use std::sync::Arc;
 
@@ -23,6 +24,8 @@ pub trait Store:
     + DeviceRepository
     + CommandRepository
     + JobRepository
+    + MonitorRepository
+    + WebhookRepository
     + Outbox
     + LoginAttemptRepository
     + ConsoleSessionRepository
@@ -41,6 +44,8 @@ impl<T> Store for T where
         + DeviceRepository
         + CommandRepository
         + JobRepository
+        + MonitorRepository
+        + WebhookRepository
         + Outbox
         + LoginAttemptRepository
         + ConsoleSessionRepository
@@ -62,7 +67,9 @@ impl Ports {
         hasher: Arc<dyn PasswordHasher>,
         clock: Arc<dyn Clock>,
         random: Arc<dyn RandomSource>,
+        webhooks: (Arc<dyn WebhookTransport>, Arc<dyn EventData>),
     ) -> Self {
+        let (transport, event_data) = webhooks;
         Self {
             accounts: store.clone(),
             tokens: store.clone(),
@@ -70,6 +77,8 @@ impl Ports {
             devices: store.clone(),
             commands: store.clone(),
             jobs: store.clone(),
+            monitors: store.clone(),
+            webhooks: store.clone(),
             outbox: store.clone(),
             login_attempts: store.clone(),
             console_sessions: store.clone(),
@@ -80,6 +89,8 @@ impl Ports {
             hasher,
             clock,
             random,
+            transport,
+            event_data,
         }
     }
 }

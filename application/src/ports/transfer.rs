@@ -86,13 +86,25 @@ pub enum Table {
     Jobs,
     /// The targets of fleet jobs.
     JobTargets,
+    /// Monitors, with what their evaluation remembers.
+    Monitors,
+    /// Alerts, open and resolved.
+    Alerts,
+    /// Each account's current alert mail window.
+    AlertMailWindows,
+    /// Alert notifications waiting for their window's digest.
+    AlertDigestLines,
+    /// Webhooks, with their secrets.
+    Webhooks,
+    /// Webhook deliveries, pending and past.
+    WebhookDeliveries,
     /// Mail not yet delivered.
     Outbox,
 }
 
 impl Table {
     /// Every table, in an order where a row's references are copied before it.
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 18] = [
         Table::Accounts,
         Table::ApiTokens,
         Table::ConsoleSessions,
@@ -104,6 +116,12 @@ impl Table {
         Table::DeviceCommands,
         Table::Jobs,
         Table::JobTargets,
+        Table::Monitors,
+        Table::Alerts,
+        Table::AlertMailWindows,
+        Table::AlertDigestLines,
+        Table::Webhooks,
+        Table::WebhookDeliveries,
         Table::Outbox,
     ];
 
@@ -121,6 +139,12 @@ impl Table {
             Table::DeviceCommands => "device_commands",
             Table::Jobs => "jobs",
             Table::JobTargets => "job_targets",
+            Table::Monitors => "monitors",
+            Table::Alerts => "alerts",
+            Table::AlertMailWindows => "alert_mail_windows",
+            Table::AlertDigestLines => "alert_digest_lines",
+            Table::Webhooks => "webhooks",
+            Table::WebhookDeliveries => "webhook_deliveries",
             Table::Outbox => "outbox",
         }
     }
@@ -131,6 +155,9 @@ impl Table {
             Table::EmailKeys => "keys",
             Table::DeviceCommands => "commands",
             Table::JobTargets => "job targets",
+            Table::AlertMailWindows => "alert mail windows",
+            Table::AlertDigestLines => "alert digest lines",
+            Table::WebhookDeliveries => "webhook deliveries",
             other => other.name(),
         }
     }
@@ -149,6 +176,12 @@ impl Table {
             Table::DeviceCommands => DEVICE_COMMANDS_COLUMNS,
             Table::Jobs => JOBS_COLUMNS,
             Table::JobTargets => JOB_TARGETS_COLUMNS,
+            Table::Monitors => MONITORS_COLUMNS,
+            Table::Alerts => ALERTS_COLUMNS,
+            Table::AlertMailWindows => ALERT_MAIL_WINDOWS_COLUMNS,
+            Table::AlertDigestLines => ALERT_DIGEST_LINES_COLUMNS,
+            Table::Webhooks => WEBHOOKS_COLUMNS,
+            Table::WebhookDeliveries => WEBHOOK_DELIVERIES_COLUMNS,
             Table::Outbox => OUTBOX_COLUMNS,
         }
     }
@@ -185,7 +218,15 @@ impl Table {
             Table::DeviceTags => &["serial", "tag"],
             Table::DevicePorts => &["serial", "port", "protocol"],
             Table::JobTargets => &["job_id", "position"],
-            Table::DeviceCommands | Table::Jobs | Table::Outbox => &["id"],
+            Table::AlertMailWindows => &["account_id"],
+            Table::AlertDigestLines => &["account_id", "seq"],
+            Table::DeviceCommands
+            | Table::Jobs
+            | Table::Monitors
+            | Table::Alerts
+            | Table::Webhooks
+            | Table::WebhookDeliveries
+            | Table::Outbox => &["id"],
         }
     }
 }
@@ -252,6 +293,69 @@ const JOB_TARGETS_COLUMNS: &[Column] = &[
     column("command_id", Text),
     column("status", Text),
     column("detail", Text),
+];
+const MONITORS_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("account_id", Integer),
+    column("seq", Integer),
+    column("name", Text),
+    column("kind", Text),
+    column("ratio", Text),
+    column("selector", Text),
+    column("selector_json", Text),
+    column("after_seconds", Integer),
+    column("snoozed_until", Time),
+    column("above_since", Time),
+    column("created_time", Time),
+];
+const ALERTS_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("account_id", Integer),
+    column("monitor_id", Text),
+    column("seq", Integer),
+    column("serial", Text),
+    column("state", Text),
+    column("started_time", Time),
+    column("resolved_time", Time),
+    column("reason", Text),
+    column("calm_since", Time),
+];
+const ALERT_MAIL_WINDOWS_COLUMNS: &[Column] = &[
+    column("account_id", Integer),
+    column("opened_time", Time),
+    column("mailed", Integer),
+];
+const ALERT_DIGEST_LINES_COLUMNS: &[Column] = &[
+    column("account_id", Integer),
+    column("seq", Integer),
+    column("window_opened", Time),
+    column("subject", Text),
+    column("alert_id", Text),
+];
+const WEBHOOKS_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("account_id", Integer),
+    column("seq", Integer),
+    column("target_url", Text),
+    column("events", Text),
+    column("secret", Text),
+    column("created_time", Time),
+];
+const WEBHOOK_DELIVERIES_COLUMNS: &[Column] = &[
+    column("id", Text),
+    column("webhook_id", Text),
+    column("account_id", Integer),
+    column("seq", Integer),
+    column("event", Text),
+    column("data", Text),
+    column("status", Text),
+    column("attempts", Integer),
+    column("response_code", Integer),
+    column("error", Text),
+    column("created_time", Time),
+    column("last_attempt_time", Time),
+    column("next_attempt_time", Time),
+    column("lease_until", Time),
 ];
 const DEVICE_TAGS_COLUMNS: &[Column] = &[
     column("serial", Text),

@@ -8,6 +8,7 @@ mod housekeeping;
 mod jobs;
 mod lockout;
 mod mail_delivery;
+mod monitors;
 mod password_reset;
 mod probes;
 mod secrets;
@@ -17,6 +18,7 @@ mod store_copy;
 mod test_support;
 mod verification;
 mod watching;
+mod webhooks;
 
 pub use accounts::{
     Accounts, ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
@@ -29,12 +31,17 @@ pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use housekeeping::Housekeeping;
 pub use jobs::{JobActionError, JobRequest, JobRunner, Jobs};
 pub use mail_delivery::{Delivery, MailDelivery};
+pub use monitors::{MonitorEngine, MonitorRequest, Monitors};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use probes::Probes;
 pub use sessions::{LoginError, Sessions};
 pub use store_copy::copy_store;
 pub use verification::{Verification, VerifyEmailError};
 pub use watching::Watching;
+pub use webhooks::{
+    CreateWebhookError, CreatedWebhook, DELIVERY_LEASE, WebhookDispatcher, WebhookRequest,
+    Webhooks, delivery_body,
+};
 
 use crate::ports::{LockoutPolicy, Ports};
 use chrono::Duration;
@@ -64,6 +71,9 @@ pub struct Settings {
     /// Whether anyone may create an account (`POST /register/`, the
     /// console's registration page).
     pub registration: Registration,
+    /// How long an account's alert mail window lasts (its first ten
+    /// notifications mailed one by one, the rest in a digest when it ends).
+    pub alert_mail_window: Duration,
 }
 
 /// Whether accounts may be created by registering.
@@ -121,6 +131,7 @@ impl Default for Settings {
             console_idle: Duration::days(14),
             mail: MailRetry::default(),
             registration: Registration::Open,
+            alert_mail_window: Duration::seconds(60),
         }
     }
 }
@@ -144,6 +155,14 @@ pub struct Services {
     pub jobs: Jobs,
     /// The job engine, driven by the server's ticker.
     pub job_runner: JobRunner,
+    /// Monitors and their alerts.
+    pub monitors: Monitors,
+    /// The monitor engine, driven by the server's ticker.
+    pub monitor_engine: MonitorEngine,
+    /// Webhooks and their deliveries.
+    pub webhooks: Webhooks,
+    /// The webhook dispatcher, driven by the server's worker.
+    pub webhook_dispatcher: WebhookDispatcher,
     /// Watching a fleet change, for open consoles.
     pub watching: Watching,
     /// The outbox worker.
@@ -174,10 +193,39 @@ impl Services {
             clock: ports.clock.clone(),
             secrets: secrets.clone(),
             signals: ports.fleet_signals.clone(),
+            event_data: ports.event_data.clone(),
             online_window: settings.online_window,
             command_lifetime: settings.command_lifetime,
         };
         Self {
+            monitors: Monitors {
+                monitors: ports.monitors.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                online_window_seconds: u32::try_from(settings.online_window.num_seconds())
+                    .unwrap_or(u32::MAX),
+            },
+            monitor_engine: MonitorEngine {
+                monitors: ports.monitors.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+                signals: ports.fleet_signals.clone(),
+                event_data: ports.event_data.clone(),
+                online_window: settings.online_window,
+                mail_window: settings.alert_mail_window,
+            },
+            webhooks: Webhooks {
+                webhooks: ports.webhooks.clone(),
+                transport: ports.transport.clone(),
+                event_data: ports.event_data.clone(),
+                clock: ports.clock.clone(),
+                secrets: secrets.clone(),
+            },
+            webhook_dispatcher: WebhookDispatcher {
+                webhooks: ports.webhooks.clone(),
+                transport: ports.transport.clone(),
+                clock: ports.clock.clone(),
+            },
             jobs: Jobs {
                 jobs: ports.jobs.clone(),
                 clock: ports.clock.clone(),

@@ -66,6 +66,31 @@ impl MailLinks for TestLinks {
     }
 }
 
+/// Event data as short, recognisable JSON; the shapes are the adapter's business.
+struct TestEventData;
+
+impl EventData for TestEventData {
+    fn alert(&self, alert: &AlertRecord) -> String {
+        format!(
+            "{{\"alert\":\"{}\",\"state\":\"{}\"}}",
+            alert.id,
+            alert.state.code()
+        )
+    }
+
+    fn job(&self, job: &JobRecord) -> String {
+        format!(
+            "{{\"job\":\"{}\",\"status\":\"{}\"}}",
+            job.id,
+            job.status.code()
+        )
+    }
+
+    fn webhook(&self, webhook: &WebhookRecord) -> String {
+        format!("{{\"webhook\":\"{}\"}}", webhook.id)
+    }
+}
+
 /// Fleet signals that accept any announcement.
 pub(crate) fn announcements_ignored() -> MockFleetSignals {
     let mut signals = MockFleetSignals::new();
@@ -92,6 +117,9 @@ pub(crate) struct Harness {
     pub devices: MockDeviceRepository,
     pub commands: MockCommandRepository,
     pub jobs: MockJobRepository,
+    pub monitors: MockMonitorRepository,
+    pub webhooks: MockWebhookRepository,
+    pub transport: MockWebhookTransport,
     pub outbox: MockOutbox,
     pub login_attempts: MockLoginAttemptRepository,
     pub console_sessions: MockConsoleSessionRepository,
@@ -111,6 +139,9 @@ impl Harness {
             devices: MockDeviceRepository::new(),
             commands: MockCommandRepository::new(),
             jobs: MockJobRepository::new(),
+            monitors: MockMonitorRepository::new(),
+            webhooks: MockWebhookRepository::new(),
+            transport: MockWebhookTransport::new(),
             outbox: MockOutbox::new(),
             login_attempts: MockLoginAttemptRepository::new(),
             console_sessions: MockConsoleSessionRepository::new(),
@@ -153,6 +184,10 @@ impl Harness {
                 devices: Arc::new(self.devices),
                 commands: Arc::new(self.commands),
                 jobs: Arc::new(self.jobs),
+                monitors: Arc::new(self.monitors),
+                webhooks: Arc::new(self.webhooks),
+                transport: Arc::new(self.transport),
+                event_data: Arc::new(TestEventData),
                 outbox: Arc::new(self.outbox),
                 login_attempts: Arc::new(self.login_attempts),
                 console_sessions: Arc::new(self.console_sessions),

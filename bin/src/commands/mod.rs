@@ -10,9 +10,10 @@ mod user;
 
 use crate::cli::{Cli, Command, DeviceCommand, UserCommand};
 use crate::{CommandError, wiring};
-use adapters_http::HttpMailLinks;
+use adapters_http::{HttpEventData, HttpMailLinks};
 use adapters_mail::LogMailer;
 use adapters_system::SystemClock;
+use adapters_webhooks::HttpTransport;
 use application::{Services, Settings};
 use serde_json::Value;
 use std::io::Write;
@@ -61,6 +62,13 @@ async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
         hasher,
         Arc::new(links),
         Arc::new(SystemClock),
+        (
+            Arc::new(HttpTransport::new(false)),
+            Arc::new(HttpEventData::new(
+                cli.public_url.as_deref(),
+                &reachable(&cli.bind),
+            )),
+        ),
     ))
 }
 

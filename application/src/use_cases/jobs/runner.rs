@@ -3,9 +3,11 @@
 //! the job stands and, of several instances, exactly one takes a step.
 
 use super::super::secrets::Secrets;
-use crate::ports::{ActiveJob, Clock, FleetSignals, JobRepository, Settlement, StoreError};
+use crate::ports::{
+    ActiveJob, Clock, EventData, EventRecord, FleetSignals, JobRepository, Settlement, StoreError,
+};
 use chrono::Duration;
-use domain::{CommandId, JobId, JobStatus, Timestamp, WavePlan, WaveVerdict};
+use domain::{CommandId, JobId, JobStatus, Timestamp, WavePlan, WaveVerdict, WebhookEvent};
 use std::sync::Arc;
 
 /// The most steps one job takes in one go (start, first wave, and a wave
@@ -19,6 +21,7 @@ pub struct JobRunner {
     pub(in crate::use_cases) clock: Arc<dyn Clock>,
     pub(in crate::use_cases) secrets: Secrets,
     pub(in crate::use_cases) signals: Arc<dyn FleetSignals>,
+    pub(in crate::use_cases) event_data: Arc<dyn EventData>,
     pub(in crate::use_cases) online_window: Duration,
     pub(in crate::use_cases) command_lifetime: Duration,
 }
@@ -120,14 +123,43 @@ impl JobRunner {
                 }
             },
         };
+        let event = self.job_event(job, settlement, now, lapse_before).await?;
         let settled = self
             .jobs
-            .settle_wave(&job.id, wave, settlement, now, lapse_before)
+            .settle_wave(&job.id, wave, settlement, now, lapse_before, event.as_ref())
             .await?;
         if settled {
             tracing::info!(job = %job.id, wave, ?settlement, failure_ratio = job.wave_counts.failure_ratio(), "wave settled");
         }
         Ok(settled)
+    }
+
+    /// The webhook event of a settlement that completes or halts the job:
+    /// the job as its GET will show it once settled.
+    async fn job_event(
+        &self,
+        job: &ActiveJob,
+        settlement: Settlement,
+        now: Timestamp,
+        lapse_before: Timestamp,
+    ) -> Result<Option<EventRecord>, StoreError> {
+        let (event, status) = match settlement {
+            Settlement::Complete => (WebhookEvent::JobCompleted, JobStatus::Completed),
+            Settlement::Halt => (WebhookEvent::JobHalted, JobStatus::Halted),
+            Settlement::NextWaveAt(_) => return Ok(None),
+        };
+        let Some(mut record) = self.jobs.find_job(job.owner, &job.id, lapse_before).await? else {
+            return Ok(None);
+        };
+        record.status = status;
+        if status == JobStatus::Completed {
+            record.finished_time = Some(now);
+        }
+        Ok(Some(EventRecord {
+            event,
+            time: now,
+            data: self.event_data.job(&record),
+        }))
     }
 
     async fn start_wave(

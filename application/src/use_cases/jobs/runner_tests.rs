@@ -3,7 +3,7 @@
 //! took first is not counted.
 
 use super::*;
-use crate::ports::{ActiveJob, Settlement};
+use crate::ports::{ActiveJob, JobRecord, Settlement};
 use crate::use_cases::test_support::{Harness, announcements, now};
 use chrono::Duration;
 use domain::{
@@ -108,21 +108,55 @@ async fn nothing_happens_before_the_next_wave_is_due_or_while_a_wave_is_under_wa
     assert!(!step(h, running(4, 1, None, under_way)).await);
 }
 
+/// The job as read back before a settlement that ends it.
+fn record(id: &JobId) -> JobRecord {
+    JobRecord {
+        id: id.clone(),
+        action: domain::Action::Reboot,
+        selector_json: "{\"all\": true}".into(),
+        settings: running(4, 1, None, TargetCounts::default()).settings,
+        status: JobStatus::Running,
+        start_time: now(),
+        created_time: now(),
+        finished_time: None,
+        counts: TargetCounts::default(),
+    }
+}
+
 async fn settles(job: ActiveJob, expected: Settlement) {
     let mut h = Harness::new();
     h.fleet_signals = announcements(1);
+    h.jobs
+        .expect_find_job()
+        .with(eq(AccountId(7)), eq(id()), eq(lapse_before()))
+        .returning(|_, id, _| Ok(Some(record(id))));
     let wave = job.current_wave;
+    let event = match expected {
+        Settlement::Complete => Some((WebhookEvent::JobCompleted, "completed")),
+        Settlement::Halt => Some((WebhookEvent::JobHalted, "halted")),
+        Settlement::NextWaveAt(_) => None,
+    };
     h.jobs
         .expect_settle_wave()
-        .with(
-            eq(id()),
-            eq(wave),
-            eq(expected),
-            eq(now()),
-            eq(lapse_before()),
-        )
+        .withf(move |job, at_wave, how, at, lapse, sent| {
+            let event_ok = match (event, sent) {
+                (None, None) => true,
+                (Some((kind, status)), Some(sent)) => {
+                    sent.event == kind
+                        && sent.time == now()
+                        && sent.data.contains(&format!("\"status\":\"{status}\""))
+                }
+                _ => false,
+            };
+            *job == id()
+                && *at_wave == wave
+                && *how == expected
+                && *at == now()
+                && *lapse == lapse_before()
+                && event_ok
+        })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     assert!(step(h, job).await);
 }
 
@@ -161,7 +195,7 @@ async fn a_step_another_instance_took_first_is_not_taken_again() {
     h.fleet_signals = announcements(0);
     h.jobs
         .expect_settle_wave()
-        .returning(|_, _, _, _, _| Ok(false));
+        .returning(|_, _, _, _, _, _| Ok(false));
     let ended = counts(&[(TargetStatus::Done, 2)]);
     assert!(!step(h, running(4, 1, None, ended)).await);
 }
@@ -229,7 +263,7 @@ async fn advancing_takes_steps_one_after_the_other_until_none_is_due() {
     h.jobs
         .expect_settle_wave()
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     h.jobs
         .expect_start_wave()
         .with(eq(id()), eq(2), always(), always(), always())

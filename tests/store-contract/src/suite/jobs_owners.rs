@@ -58,7 +58,7 @@ pub async fn cancelling_skips_the_waiting_targets_and_keeps_the_commands_given(s
 
     let completed = running_job(&store, ann.id, "completed", None).await;
     let lapse_before = at - lapse();
-    let settled = store.settle_wave(&completed, 0, Settlement::Complete, at, lapse_before);
+    let settled = store.settle_wave(&completed, 0, Settlement::Complete, at, lapse_before, None);
     assert!(settled.await.unwrap());
     assert_eq!(
         store.cancel_job(ann.id, &completed, later).await.unwrap(),
@@ -99,7 +99,7 @@ pub async fn resuming_runs_a_halted_job_again_with_its_next_wave_due(store: impl
     );
     assert!(start_wave(&store, &job, 1, "w", 1, t0()).await);
     assert!(ack(&store, &fleet[0], "w-0", failed("no"), t0()).await);
-    let halt = store.settle_wave(&job, 1, Settlement::Halt, at, at - lapse());
+    let halt = store.settle_wave(&job, 1, Settlement::Halt, at, at - lapse(), None);
     assert!(halt.await.unwrap());
 
     assert_eq!(

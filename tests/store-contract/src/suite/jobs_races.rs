@@ -60,7 +60,7 @@ pub async fn racing_settlements_of_a_wave_settle_it_once(store: impl Store) {
         };
         async move {
             store
-                .settle_wave(&job, 1, how, at, at - lapse())
+                .settle_wave(&job, 1, how, at, at - lapse(), None)
                 .await
                 .unwrap()
         }

@@ -18,7 +18,7 @@ async fn settle(
     at: Timestamp,
 ) -> bool {
     store
-        .settle_wave(job, wave, how, at, at - lapse())
+        .settle_wave(job, wave, how, at, at - lapse(), None)
         .await
         .unwrap()
 }

@@ -150,7 +150,14 @@ pub async fn a_wave_starts_once_when_it_is_next_and_due(store: impl Store) {
     let next = t0() + minutes(5);
     let lapse_before = t0() - crate::lapse();
     let settled = store
-        .settle_wave(&job, 1, Settlement::NextWaveAt(next), t0(), lapse_before)
+        .settle_wave(
+            &job,
+            1,
+            Settlement::NextWaveAt(next),
+            t0(),
+            lapse_before,
+            None,
+        )
         .await
         .unwrap();
     assert!(settled);
@@ -167,7 +174,7 @@ pub async fn a_wave_starts_once_when_it_is_next_and_due(store: impl Store) {
 
     let halted = running_job(&store, ann.id, "halted", Some(1)).await;
     assert!(start_wave(&store, &halted, 1, "h", 1, t0()).await);
-    let halt = store.settle_wave(&halted, 1, Settlement::Halt, t0(), lapse_before);
+    let halt = store.settle_wave(&halted, 1, Settlement::Halt, t0(), lapse_before, None);
     assert!(halt.await.unwrap());
     assert!(
         !start_wave(&store, &halted, 2, "i", 1, t0() + minutes(1)).await,
