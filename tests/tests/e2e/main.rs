@@ -40,6 +40,8 @@ macro_rules! e2e {
 }
 
 mod agent_process_support;
+mod alerting_support;
+mod alerts_support;
 mod agent_support;
 mod console_runner;
 mod device_edit_support;
@@ -123,3 +125,15 @@ mod swagger_ui;
 mod throttling;
 mod throttling_lockout;
 mod verification;
+mod alerts_api;
+mod alerts_engine;
+mod alerts_mail;
+mod console_alerts;
+mod monitors_api;
+mod monitors_api_validation;
+mod webhooks_api;
+mod webhooks_api_validation;
+mod webhooks_delivery;
+mod webhooks_instances;
+mod webhooks_receivers;
+mod webhooks_restart;
