@@ -1,33 +1,92 @@
-//! The webhook transport (being written).
+//! The webhook transport (docs/webhooks.md): the address rule that keeps
+//! deliveries out of private networks, and signed posts over HTTP(S) to the
+//! very address that was checked, never following redirects, within 10 s.
+
+mod addresses;
+mod attempt;
+mod failure;
+mod tls;
 
 use application::ports::{AddressRefusal, OutgoingPost, PostOutcome, WebhookTransport};
 use async_trait::async_trait;
 use domain::TargetUrl;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Posts webhook deliveries over HTTP(S).
-#[derive(Debug, Clone)]
+/// How long one attempt may take: connecting, sending and the answer's
+/// status line and headers.
+pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(10);
+
+/// The `User-Agent` of every post.
+pub const USER_AGENT: &str = concat!("devmgr-webhooks/", env!("CARGO_PKG_VERSION"));
+
+/// Checks targets and posts deliveries over HTTP(S).
+#[derive(Clone)]
 pub struct HttpTransport {
     allow_private: bool,
+    /// Built once (its trusted authorities read once), shared by every
+    /// attempt's client.
+    tls: Arc<rustls::ClientConfig>,
+    limit: Duration,
+}
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("allow_private", &self.allow_private)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpTransport {
-    /// A transport; `allow_private` lifts the address rule.
+    /// A transport trusting the system's certificate authorities (Mozilla's
+    /// when the system has none); `allow_private` lifts the address rule.
     pub fn new(allow_private: bool) -> Self {
-        Self { allow_private }
+        Self {
+            allow_private,
+            tls: Arc::new(tls::client_config(tls::system_roots())),
+            limit: ATTEMPT_LIMIT,
+        }
+    }
+
+    /// This transport with `limit` per attempt instead of [`ATTEMPT_LIMIT`]
+    /// (tests, which should not wait 10 s).
+    #[cfg(test)]
+    pub(crate) fn with_limit(mut self, limit: Duration) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// This transport trusting only `roots` (tests, with their own
+    /// authority).
+    #[cfg(test)]
+    pub(crate) fn with_roots(mut self, roots: rustls::RootCertStore) -> Self {
+        self.tls = Arc::new(tls::client_config(roots));
+        self
     }
 }
 
 #[async_trait]
 impl WebhookTransport for HttpTransport {
-    async fn check(&self, _target: &TargetUrl) -> Result<(), AddressRefusal> {
-        if self.allow_private {
-            Ok(())
-        } else {
-            Err(AddressRefusal::Forbidden)
-        }
+    async fn check(&self, target: &TargetUrl) -> Result<(), AddressRefusal> {
+        addresses::check(target, self.allow_private).await.map(drop)
     }
 
-    async fn post(&self, _post: &OutgoingPost) -> PostOutcome {
-        PostOutcome::NoAnswer("not yet".into())
+    async fn post(&self, post: &OutgoingPost) -> PostOutcome {
+        let checked = match addresses::check(&post.target, self.allow_private).await {
+            Ok(checked) => checked,
+            Err(AddressRefusal::Forbidden) => {
+                return PostOutcome::Refused(AddressRefusal::Forbidden);
+            }
+            // DNS may come back: a failed attempt, retried, not a refusal.
+            Err(AddressRefusal::Unresolved) => {
+                return PostOutcome::NoAnswer(domain::webhook::UNRESOLVED_HOST_MESSAGE.into());
+            }
+        };
+        attempt::post(post, &checked, &self.tls, self.limit).await
     }
 }
+
+#[cfg(test)]
+mod tests;
