@@ -113,11 +113,19 @@ impl JobRepository for SqliteStore {
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
-        _event: Option<&'a EventRecord>,
+        event: Option<&'a EventRecord>,
     ) -> Result<bool, StoreError> {
-        let id = id.clone();
+        let (id, event) = (id.clone(), event.cloned());
         self.run("settle a wave", move |conn| {
-            waves::settle(conn, id.as_str(), wave, settlement, now, lapse_before)
+            waves::settle(
+                conn,
+                id.as_str(),
+                wave,
+                settlement,
+                now,
+                lapse_before,
+                event.as_ref(),
+            )
         })
         .await
     }

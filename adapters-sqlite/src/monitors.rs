@@ -1,4 +1,14 @@
-//! Monitors and alerts (being written).
+//! The monitor port on SQLite (docs/architecture.md, "Alerts and
+//! webhooks"): monitors, their alerts (at most one open per monitor and
+//! device, kept by a unique index), and the alert mail windows. The
+//! engine's view is read in one snapshot; each verdict is recorded in one
+//! `BEGIN IMMEDIATE` transaction with its notices.
+
+mod mail;
+mod owned;
+mod rows;
+mod verdict;
+mod watch;
 
 use crate::store::SqliteStore;
 use application::StoreError;
@@ -11,83 +21,143 @@ use async_trait::async_trait;
 use chrono::Duration;
 use domain::{AccountId, AlertId, MonitorId, Timestamp};
 
-fn pending() -> StoreError {
-    StoreError::message("monitors are not stored yet")
-}
-
 #[async_trait]
 impl MonitorRepository for SqliteStore {
-    async fn create_monitor(&self, _monitor: &NewMonitor) -> Result<(), StoreError> {
-        Err(pending())
+    async fn create_monitor(&self, monitor: &NewMonitor) -> Result<(), StoreError> {
+        let monitor = monitor.clone();
+        self.run("create a monitor", move |conn| {
+            owned::create(conn, &monitor)
+        })
+        .await
     }
+
     async fn list_monitors(
         &self,
-        _owner: AccountId,
-        _window: Window,
+        owner: AccountId,
+        window: Window,
     ) -> Result<MonitorPage, StoreError> {
-        Err(pending())
+        self.run("list monitors", move |conn| {
+            owned::list(&*conn.transaction()?, owner, window)
+        })
+        .await
     }
+
     async fn find_monitor(
         &self,
-        _owner: AccountId,
-        _id: &MonitorId,
+        owner: AccountId,
+        id: &MonitorId,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        Err(pending())
+        let id = id.clone();
+        self.run("read a monitor", move |conn| {
+            owned::find(conn, owner, id.as_str())
+        })
+        .await
     }
-    async fn delete_monitor(&self, _owner: AccountId, _id: &MonitorId) -> Result<bool, StoreError> {
-        Err(pending())
+
+    async fn delete_monitor(&self, owner: AccountId, id: &MonitorId) -> Result<bool, StoreError> {
+        let id = id.clone();
+        self.run("delete a monitor", move |conn| {
+            owned::delete(conn, owner, id.as_str())
+        })
+        .await
     }
+
     async fn snooze_monitor(
         &self,
-        _owner: AccountId,
-        _id: &MonitorId,
-        _until: Option<Timestamp>,
+        owner: AccountId,
+        id: &MonitorId,
+        until: Option<Timestamp>,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        Err(pending())
+        let id = id.clone();
+        self.run("snooze a monitor", move |conn| {
+            owned::snooze(conn, owner, id.as_str(), until)
+        })
+        .await
     }
+
     async fn list_alerts(
         &self,
-        _owner: AccountId,
-        _filter: &AlertFilter,
-        _window: Window,
+        owner: AccountId,
+        filter: &AlertFilter,
+        window: Window,
     ) -> Result<AlertPage, StoreError> {
-        Err(pending())
+        let filter = filter.clone();
+        self.run("list alerts", move |conn| {
+            owned::list_alerts(&*conn.transaction()?, owner, &filter, window)
+        })
+        .await
     }
+
     async fn find_alert(
         &self,
-        _owner: AccountId,
-        _id: &AlertId,
+        owner: AccountId,
+        id: &AlertId,
     ) -> Result<Option<AlertRecord>, StoreError> {
-        Err(pending())
+        let id = id.clone();
+        self.run("read an alert", move |conn| {
+            owned::find_alert(conn, owner, id.as_str())
+        })
+        .await
     }
+
     async fn watch_monitors(
         &self,
-        _now: Timestamp,
-        _online_after: Timestamp,
+        now: Timestamp,
+        online_after: Timestamp,
     ) -> Result<Vec<MonitorWatch>, StoreError> {
-        Ok(Vec::new())
+        self.run("watch monitors", move |conn| {
+            watch::watch(conn, now, online_after)
+        })
+        .await
     }
+
     async fn apply_verdict(
         &self,
-        _verdict: &MonitorVerdict,
-        _now: Timestamp,
-        _mail_window: Duration,
+        verdict: &MonitorVerdict,
+        now: Timestamp,
+        mail_window: Duration,
     ) -> Result<AppliedVerdict, StoreError> {
-        Err(pending())
+        let verdict = verdict.clone();
+        let (applied, mailed) = self
+            .run("record a monitor's verdict", move |conn| {
+                verdict::apply(conn, &verdict, now, mail_window)
+            })
+            .await?;
+        if mailed {
+            self.wake_mail_worker();
+        }
+        Ok(applied)
     }
+
     async fn due_digests(
         &self,
-        _now: Timestamp,
-        _mail_window: Duration,
+        now: Timestamp,
+        mail_window: Duration,
     ) -> Result<Vec<DueDigest>, StoreError> {
-        Ok(Vec::new())
+        self.run("read due alert digests", move |conn| {
+            mail::due(conn, now, mail_window)
+        })
+        .await
     }
+
     async fn send_digest(
         &self,
-        _owner: AccountId,
-        _window_opened: Timestamp,
-        _mail: &Email,
+        owner: AccountId,
+        window_opened: Timestamp,
+        mail: &Email,
     ) -> Result<bool, StoreError> {
-        Err(pending())
+        let mail = mail.clone();
+        let sent = self
+            .run("send an alert digest", move |conn| {
+                mail::send(conn, owner, window_opened, &mail)
+            })
+            .await?;
+        if sent {
+            self.wake_mail_worker();
+        }
+        Ok(sent)
     }
 }
+
+#[cfg(test)]
+mod plans;

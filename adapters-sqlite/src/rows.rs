@@ -140,6 +140,11 @@ pub(crate) fn port(row: &Row<'_>) -> rusqlite::Result<Port> {
     })
 }
 
+/// A read error of `column`: it holds a code the domain does not know.
+pub(crate) fn unknown_code(column: usize, code: String) -> rusqlite::Error {
+    invalid(column, UnknownCode(code))
+}
+
 /// A stored code that the domain does not know.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown code {0:?}")]

@@ -1,4 +1,14 @@
-//! Webhooks and deliveries (being written).
+//! The webhook port on SQLite (docs/architecture.md, "Alerts and
+//! webhooks"): a `webhooks` row per webhook and a `webhook_deliveries` row
+//! per event to post, queued in the transaction of the change that causes
+//! it ([`queue_event`]) and claimed by workers under a lease.
+
+mod deliveries;
+mod owned;
+mod rows;
+
+pub(crate) use deliveries::queue_event;
+pub(crate) use owned::limits;
 
 use crate::store::SqliteStore;
 use application::StoreError;
@@ -9,62 +19,95 @@ use application::ports::{
 use async_trait::async_trait;
 use domain::{AccountId, DeliveryId, Timestamp, WebhookId};
 
-fn pending() -> StoreError {
-    StoreError::message("webhooks are not stored yet")
-}
-
 #[async_trait]
 impl WebhookRepository for SqliteStore {
-    async fn create_webhook(&self, _webhook: &NewWebhook) -> Result<(), StoreError> {
-        Err(pending())
+    async fn create_webhook(&self, webhook: &NewWebhook) -> Result<(), StoreError> {
+        let webhook = webhook.clone();
+        self.run("create a webhook", move |conn| {
+            owned::create(conn, &webhook)
+        })
+        .await
     }
+
     async fn list_webhooks(
         &self,
-        _owner: AccountId,
-        _window: Window,
+        owner: AccountId,
+        window: Window,
     ) -> Result<WebhookPage, StoreError> {
-        Err(pending())
+        self.run("list webhooks", move |conn| {
+            owned::list(&*conn.transaction()?, owner, window)
+        })
+        .await
     }
+
     async fn find_webhook(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
+        owner: AccountId,
+        id: &WebhookId,
     ) -> Result<Option<WebhookRecord>, StoreError> {
-        Err(pending())
+        let id = id.clone();
+        self.run("read a webhook", move |conn| {
+            owned::find(conn, owner, id.as_str())
+        })
+        .await
     }
-    async fn delete_webhook(&self, _owner: AccountId, _id: &WebhookId) -> Result<bool, StoreError> {
-        Err(pending())
+
+    async fn delete_webhook(&self, owner: AccountId, id: &WebhookId) -> Result<bool, StoreError> {
+        let id = id.clone();
+        self.run("delete a webhook", move |conn| {
+            owned::delete(conn, owner, id.as_str())
+        })
+        .await
     }
+
     async fn queue_ping(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
-        _delivery: &DeliveryId,
-        _event: &EventRecord,
+        owner: AccountId,
+        id: &WebhookId,
+        delivery: &DeliveryId,
+        event: &EventRecord,
     ) -> Result<bool, StoreError> {
-        Err(pending())
+        let (id, delivery, event) = (id.clone(), delivery.clone(), event.clone());
+        self.run("queue a ping", move |conn| {
+            owned::ping(conn, owner, id.as_str(), delivery.as_str(), &event)
+        })
+        .await
     }
+
     async fn list_deliveries(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
-        _window: Window,
+        owner: AccountId,
+        id: &WebhookId,
+        window: Window,
     ) -> Result<Option<DeliveryPage>, StoreError> {
-        Err(pending())
+        let id = id.clone();
+        self.run("list a webhook's deliveries", move |conn| {
+            owned::deliveries(&*conn.transaction()?, owner, id.as_str(), window)
+        })
+        .await
     }
+
     async fn claim_deliveries(
         &self,
-        _now: Timestamp,
-        _lease_until: Timestamp,
-        _limit: u32,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
     ) -> Result<Vec<DueDelivery>, StoreError> {
-        Ok(Vec::new())
+        self.run("claim webhook deliveries", move |conn| {
+            deliveries::claim(conn, now, lease_until, limit)
+        })
+        .await
     }
+
     async fn record_attempt(
         &self,
-        _id: &DeliveryId,
-        _attempt: &AttemptRecord,
+        id: &DeliveryId,
+        attempt: &AttemptRecord,
     ) -> Result<(), StoreError> {
-        Err(pending())
+        let (id, attempt) = (id.clone(), attempt.clone());
+        self.run("record a delivery attempt", move |conn| {
+            deliveries::record(conn, id.as_str(), &attempt)
+        })
+        .await
     }
 }

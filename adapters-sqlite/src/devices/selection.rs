@@ -123,6 +123,16 @@ impl Filter {
         format!("devices INDEXED BY {index}")
     }
 
+    /// The `FROM` clause of a select of the devices by last heartbeat (the
+    /// down devices of a monitor): through the index on it, unless serials
+    /// drive the select.
+    pub(crate) fn source_by_last_seen(&self) -> String {
+        self.source_in(DeviceOrdering {
+            key: OrderKey::LastSeenTime,
+            descending: false,
+        })
+    }
+
     fn and(&mut self, condition: &str, values: impl IntoIterator<Item = Value>) {
         self.sql.push_str(" AND ");
         self.sql.push_str(condition);

@@ -7,8 +7,9 @@
 use super::WithMessage;
 use super::rows::{TARGET_DETAIL, target_status};
 use crate::rows::to_secs;
-use application::ports::Settlement;
-use domain::{CommandId, Serial, Timestamp};
+use crate::webhooks::queue_event;
+use application::ports::{EventRecord, Settlement};
+use domain::{AccountId, CommandId, Serial, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 /// Makes wave `?2` of job `?1` the current one if it is due at `?3`.
@@ -62,7 +63,7 @@ pub(super) const SETTLE_JOB: &str = "UPDATE jobs \
      SET status = ?3, finished_time = ?4, next_wave_time = ?5 \
      WHERE id = ?1 AND status = 'running' AND current_wave = ?2 \
      AND (next_wave_time IS NULL OR ?3 = 'completed') \
-     RETURNING wave_size, target_count";
+     RETURNING wave_size, target_count, account_id";
 
 /// Keeps the status and detail, as read with the lapse `?4`, of the
 /// targets at positions `?2` to `?3` (excluded) of job `?1`.
@@ -162,7 +163,8 @@ fn give_commands(
 
 /// Settles wave `wave` of job `id` if it is the running job's current one
 /// (under way, or, to complete, any): keeps its targets' statuses and
-/// completes, halts or times the next wave. Whether it did.
+/// completes, halts or times the next wave, and queues `event` (the job's
+/// completion or halt) for its owner's webhooks. Whether it did.
 pub(super) fn settle(
     conn: &mut Connection,
     id: &str,
@@ -170,6 +172,7 @@ pub(super) fn settle(
     settlement: Settlement,
     now: Timestamp,
     lapse_before: Timestamp,
+    event: Option<&EventRecord>,
 ) -> rusqlite::Result<bool> {
     let (status, finished, next) = match settlement {
         Settlement::Complete => ("completed", Some(now), None),
@@ -177,16 +180,25 @@ pub(super) fn settle(
         Settlement::NextWaveAt(at) => ("running", None, Some(at)),
     };
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let Some((wave_size, count)) = tx
+    let Some((wave_size, count, owner)) = tx
         .prepare_cached(SETTLE_JOB)?
         .query_row(
             params![id, wave, status, finished.map(to_secs), next.map(to_secs)],
-            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, i64>(1)?)),
+            |row| {
+                Ok((
+                    row.get::<_, Option<i64>>(0)?,
+                    row.get::<_, i64>(1)?,
+                    AccountId(row.get(2)?),
+                ))
+            },
         )
         .optional()?
     else {
         return Ok(false);
     };
+    if let Some(event) = event {
+        queue_event(&tx, owner, event)?;
+    }
     if wave > 0 {
         let (first, end) = positions(wave, wave_size, count);
         tx.prepare_cached(&keep_wave())?
