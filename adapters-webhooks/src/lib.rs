@@ -24,9 +24,9 @@ pub const USER_AGENT: &str = concat!("devmgr-webhooks/", env!("CARGO_PKG_VERSION
 #[derive(Clone)]
 pub struct HttpTransport {
     allow_private: bool,
-    /// Built once (its trusted authorities read once), shared by every
-    /// attempt's client.
-    tls: Arc<rustls::ClientConfig>,
+    /// The TLS configuration every attempt's client shares: the process's
+    /// own, on the system's authorities, unless a test gave its own.
+    tls: Option<Arc<rustls::ClientConfig>>,
     limit: Duration,
 }
 
@@ -41,11 +41,12 @@ impl std::fmt::Debug for HttpTransport {
 
 impl HttpTransport {
     /// A transport trusting the system's certificate authorities (Mozilla's
-    /// when the system has none); `allow_private` lifts the address rule.
+    /// when the system has none, read at the process's first post);
+    /// `allow_private` lifts the address rule.
     pub fn new(allow_private: bool) -> Self {
         Self {
             allow_private,
-            tls: Arc::new(tls::client_config(tls::system_roots())),
+            tls: None,
             limit: ATTEMPT_LIMIT,
         }
     }
@@ -62,7 +63,7 @@ impl HttpTransport {
     /// authority).
     #[cfg(test)]
     pub(crate) fn with_roots(mut self, roots: rustls::RootCertStore) -> Self {
-        self.tls = Arc::new(tls::client_config(roots));
+        self.tls = Some(Arc::new(tls::client_config(roots)));
         self
     }
 }
@@ -84,7 +85,8 @@ impl WebhookTransport for HttpTransport {
                 return PostOutcome::NoAnswer(domain::webhook::UNRESOLVED_HOST_MESSAGE.into());
             }
         };
-        attempt::post(post, &checked, &self.tls, self.limit).await
+        let tls = self.tls.as_ref().unwrap_or_else(|| tls::system_config());
+        attempt::post(post, &checked, tls, self.limit).await
     }
 }
 

@@ -3,7 +3,15 @@
 //! certificate for the URL's host name.
 
 use rustls::{ClientConfig, RootCertStore};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The configuration on the system's authorities, built at the process's
+/// first post and shared by every attempt after it (reading the
+/// authorities and building a configuration are too costly per attempt).
+pub(crate) fn system_config() -> &'static Arc<ClientConfig> {
+    static CONFIG: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    CONFIG.get_or_init(|| Arc::new(client_config(system_roots())))
+}
 
 /// A client configuration trusting `roots`, with rustls' safe defaults.
 pub(crate) fn client_config(roots: RootCertStore) -> ClientConfig {
@@ -15,7 +23,7 @@ pub(crate) fn client_config(roots: RootCertStore) -> ClientConfig {
 }
 
 /// The system's trusted authorities, or Mozilla's when it has none.
-pub(crate) fn system_roots() -> RootCertStore {
+fn system_roots() -> RootCertStore {
     let mut store = RootCertStore::empty();
     let found = rustls_native_certs::load_native_certs();
     for error in &found.errors {
