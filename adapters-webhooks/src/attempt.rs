@@ -13,11 +13,13 @@ use tokio::time::{Instant, timeout_at};
 /// How much of an answer's body is read (and thrown away) at most.
 const BODY_READ_LIMIT: usize = 64 * 1024;
 
-/// Posts `post` to the `checked` address within `limit`.
+/// Posts `post` to the `checked` address by `deadline`, the end of the
+/// attempt's `limit`.
 pub(crate) async fn post(
     post: &OutgoingPost,
     checked: &Checked,
     tls: &Arc<rustls::ClientConfig>,
+    deadline: Instant,
     limit: Duration,
 ) -> PostOutcome {
     let client = match client(checked, tls) {
@@ -31,7 +33,6 @@ pub(crate) async fn post(
         .header("X-Devmgr-Delivery", post.delivery.as_str())
         .header("X-Devmgr-Signature", &post.signature)
         .body(post.body.clone());
-    let deadline = Instant::now() + limit;
     let mut answer = match timeout_at(deadline, request.send()).await {
         Ok(Ok(answer)) => answer,
         Ok(Err(error)) => return PostOutcome::NoAnswer(failure::describe(&error, limit)),

@@ -12,9 +12,11 @@ use async_trait::async_trait;
 use domain::TargetUrl;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::time::{Instant, timeout_at};
 
-/// How long one attempt may take: connecting, sending and the answer's
-/// status line and headers.
+/// How long one attempt may take: resolving the target's name, connecting,
+/// sending and the answer's status line and headers (and how long a check
+/// may wait for the name to resolve).
 pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(10);
 
 /// The `User-Agent` of every post.
@@ -71,22 +73,30 @@ impl HttpTransport {
 #[async_trait]
 impl WebhookTransport for HttpTransport {
     async fn check(&self, target: &TargetUrl) -> Result<(), AddressRefusal> {
-        addresses::check(target, self.allow_private).await.map(drop)
+        // A resolver that never answers is a name that does not resolve.
+        tokio::time::timeout(self.limit, addresses::check(target, self.allow_private))
+            .await
+            .unwrap_or(Err(AddressRefusal::Unresolved))
+            .map(drop)
     }
 
     async fn post(&self, post: &OutgoingPost) -> PostOutcome {
-        let checked = match addresses::check(&post.target, self.allow_private).await {
-            Ok(checked) => checked,
-            Err(AddressRefusal::Forbidden) => {
+        // The limit covers the whole attempt, resolving the name included.
+        let deadline = Instant::now() + self.limit;
+        let check = addresses::check(&post.target, self.allow_private);
+        let checked = match timeout_at(deadline, check).await {
+            Err(_) => return PostOutcome::NoAnswer(failure::no_answer_within(self.limit)),
+            Ok(Ok(checked)) => checked,
+            Ok(Err(AddressRefusal::Forbidden)) => {
                 return PostOutcome::Refused(AddressRefusal::Forbidden);
             }
             // DNS may come back: a failed attempt, retried, not a refusal.
-            Err(AddressRefusal::Unresolved) => {
+            Ok(Err(AddressRefusal::Unresolved)) => {
                 return PostOutcome::NoAnswer(domain::webhook::UNRESOLVED_HOST_MESSAGE.into());
             }
         };
         let tls = self.tls.as_ref().unwrap_or_else(|| tls::system_config());
-        attempt::post(post, &checked, tls, self.limit).await
+        attempt::post(post, &checked, tls, deadline, self.limit).await
     }
 }
 
