@@ -98,12 +98,13 @@ impl JobRepository for PgStore {
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
-        _event: Option<&'a EventRecord>,
+        event: Option<&'a EventRecord>,
     ) -> Result<bool, StoreError> {
         self.transaction_within("settle a wave", BULK_WORK_TIMEOUT, |tx| {
-            let id = id.clone();
+            let (id, event) = (id.clone(), event.cloned());
             Box::pin(async move {
-                steps::settle_wave(tx, &id, wave, settlement, now, lapse_before).await
+                steps::settle_wave(tx, &id, wave, settlement, now, lapse_before, event.as_ref())
+                    .await
             })
         })
         .await

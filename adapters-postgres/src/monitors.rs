@@ -1,6 +1,12 @@
-//! Monitors and alerts (being written).
+//! Monitors and alerts on PostgreSQL (docs/architecture.md, "Alerts and
+//! webhooks"): the `monitors`, `alerts`, `alert_mail_windows` and
+//! `alert_digest_lines` tables. An owner's reads and changes (`owned`) are
+//! single statements; the engine reads every monitor in one read-only
+//! snapshot (`watch`), records each verdict in one transaction that locks
+//! the monitor's row (`verdict`), and mails through the account's window
+//! (`mail`).
 
-use crate::store::PgStore;
+use crate::store::{BULK_WORK_TIMEOUT, PgStore};
 use application::StoreError;
 use application::mail::Email;
 use application::ports::{
@@ -11,83 +17,152 @@ use async_trait::async_trait;
 use chrono::Duration;
 use domain::{AccountId, AlertId, MonitorId, Timestamp};
 
-fn pending() -> StoreError {
-    StoreError::message("monitors are not stored yet")
-}
+mod mail;
+mod owned;
+mod records;
+mod verdict;
+mod watch;
 
 #[async_trait]
 impl MonitorRepository for PgStore {
-    async fn create_monitor(&self, _monitor: &NewMonitor) -> Result<(), StoreError> {
-        Err(pending())
+    async fn create_monitor(&self, monitor: &NewMonitor) -> Result<(), StoreError> {
+        self.run("create a monitor", |c| {
+            let monitor = monitor.clone();
+            Box::pin(async move { owned::create(c, &monitor).await })
+        })
+        .await
     }
+
     async fn list_monitors(
         &self,
-        _owner: AccountId,
-        _window: Window,
+        owner: AccountId,
+        window: Window,
     ) -> Result<MonitorPage, StoreError> {
-        Err(pending())
+        self.run("list monitors", |c| {
+            Box::pin(async move { owned::list(c, owner, window).await })
+        })
+        .await
     }
+
     async fn find_monitor(
         &self,
-        _owner: AccountId,
-        _id: &MonitorId,
+        owner: AccountId,
+        id: &MonitorId,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        Err(pending())
+        self.run("read a monitor", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::find(c, owner, &id).await })
+        })
+        .await
     }
-    async fn delete_monitor(&self, _owner: AccountId, _id: &MonitorId) -> Result<bool, StoreError> {
-        Err(pending())
+
+    async fn delete_monitor(&self, owner: AccountId, id: &MonitorId) -> Result<bool, StoreError> {
+        self.run("delete a monitor", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::delete(c, owner, &id).await })
+        })
+        .await
     }
+
     async fn snooze_monitor(
         &self,
-        _owner: AccountId,
-        _id: &MonitorId,
-        _until: Option<Timestamp>,
+        owner: AccountId,
+        id: &MonitorId,
+        until: Option<Timestamp>,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        Err(pending())
+        self.run("snooze a monitor", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::snooze(c, owner, &id, until).await })
+        })
+        .await
     }
+
     async fn list_alerts(
         &self,
-        _owner: AccountId,
-        _filter: &AlertFilter,
-        _window: Window,
+        owner: AccountId,
+        filter: &AlertFilter,
+        window: Window,
     ) -> Result<AlertPage, StoreError> {
-        Err(pending())
+        self.run("list alerts", |c| {
+            let filter = filter.clone();
+            Box::pin(async move { owned::list_alerts(c, owner, &filter, window).await })
+        })
+        .await
     }
+
     async fn find_alert(
         &self,
-        _owner: AccountId,
-        _id: &AlertId,
+        owner: AccountId,
+        id: &AlertId,
     ) -> Result<Option<AlertRecord>, StoreError> {
-        Err(pending())
+        self.run("read an alert", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::find_alert(c, owner, &id).await })
+        })
+        .await
     }
+
     async fn watch_monitors(
         &self,
-        _now: Timestamp,
-        _online_after: Timestamp,
+        now: Timestamp,
+        online_after: Timestamp,
     ) -> Result<Vec<MonitorWatch>, StoreError> {
-        Ok(Vec::new())
+        self.transaction_within("watch the monitors", BULK_WORK_TIMEOUT, |tx| {
+            Box::pin(async move {
+                // One snapshot for every statement; a read-only one is never
+                // aborted for concurrent work.
+                tx.batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    .await?;
+                watch::watch(tx, now, online_after).await
+            })
+        })
+        .await
     }
+
     async fn apply_verdict(
         &self,
-        _verdict: &MonitorVerdict,
-        _now: Timestamp,
-        _mail_window: Duration,
+        verdict: &MonitorVerdict,
+        now: Timestamp,
+        mail_window: Duration,
     ) -> Result<AppliedVerdict, StoreError> {
-        Err(pending())
+        let (applied, mailed) = self
+            .transaction_within("record a monitor's verdict", BULK_WORK_TIMEOUT, |tx| {
+                let verdict = verdict.clone();
+                Box::pin(async move { verdict::apply(tx, &verdict, now, mail_window).await })
+            })
+            .await?;
+        if mailed {
+            self.wake_mail_worker();
+        }
+        Ok(applied)
     }
+
     async fn due_digests(
         &self,
-        _now: Timestamp,
-        _mail_window: Duration,
+        now: Timestamp,
+        mail_window: Duration,
     ) -> Result<Vec<DueDigest>, StoreError> {
-        Ok(Vec::new())
+        self.run("list due alert digests", |c| {
+            Box::pin(async move { mail::due_digests(c, now, mail_window).await })
+        })
+        .await
     }
+
     async fn send_digest(
         &self,
-        _owner: AccountId,
-        _window_opened: Timestamp,
-        _mail: &Email,
+        owner: AccountId,
+        window_opened: Timestamp,
+        mail: &Email,
     ) -> Result<bool, StoreError> {
-        Err(pending())
+        let sent = self
+            .transaction("send an alert digest", |tx| {
+                let mail = mail.clone();
+                Box::pin(async move { mail::send_digest(tx, owner, window_opened, &mail).await })
+            })
+            .await?;
+        if sent {
+            self.wake_mail_worker();
+        }
+        Ok(sent)
     }
 }

@@ -1,4 +1,8 @@
-//! Webhooks and deliveries (being written).
+//! Webhooks and their deliveries on PostgreSQL (docs/architecture.md,
+//! "Alerts and webhooks"): the `webhooks` and `webhook_deliveries` tables.
+//! An owner's reads and changes (`owned`) are single statements; events are
+//! queued inside the transaction of the change that causes them (`queue`);
+//! workers of any instance take due deliveries under a lease (`claims`).
 
 use crate::store::PgStore;
 use application::StoreError;
@@ -9,62 +13,102 @@ use application::ports::{
 use async_trait::async_trait;
 use domain::{AccountId, DeliveryId, Timestamp, WebhookId};
 
-fn pending() -> StoreError {
-    StoreError::message("webhooks are not stored yet")
-}
+mod claims;
+mod owned;
+mod queue;
+mod records;
+
+pub(crate) use queue::{queue_event, queue_events};
 
 #[async_trait]
 impl WebhookRepository for PgStore {
-    async fn create_webhook(&self, _webhook: &NewWebhook) -> Result<(), StoreError> {
-        Err(pending())
+    async fn create_webhook(&self, webhook: &NewWebhook) -> Result<(), StoreError> {
+        self.run("create a webhook", |c| {
+            let webhook = webhook.clone();
+            Box::pin(async move { owned::create(c, &webhook).await })
+        })
+        .await
     }
+
     async fn list_webhooks(
         &self,
-        _owner: AccountId,
-        _window: Window,
+        owner: AccountId,
+        window: Window,
     ) -> Result<WebhookPage, StoreError> {
-        Err(pending())
+        self.run("list webhooks", |c| {
+            Box::pin(async move { owned::list(c, owner, window).await })
+        })
+        .await
     }
+
     async fn find_webhook(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
+        owner: AccountId,
+        id: &WebhookId,
     ) -> Result<Option<WebhookRecord>, StoreError> {
-        Err(pending())
+        self.run("read a webhook", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::find(c, owner, &id).await })
+        })
+        .await
     }
-    async fn delete_webhook(&self, _owner: AccountId, _id: &WebhookId) -> Result<bool, StoreError> {
-        Err(pending())
+
+    async fn delete_webhook(&self, owner: AccountId, id: &WebhookId) -> Result<bool, StoreError> {
+        self.run("delete a webhook", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::delete(c, owner, &id).await })
+        })
+        .await
     }
+
     async fn queue_ping(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
-        _delivery: &DeliveryId,
-        _event: &EventRecord,
+        owner: AccountId,
+        id: &WebhookId,
+        delivery: &DeliveryId,
+        event: &EventRecord,
     ) -> Result<bool, StoreError> {
-        Err(pending())
+        self.run("queue a ping", |c| {
+            let (id, delivery, event) = (id.clone(), delivery.clone(), event.clone());
+            Box::pin(async move { queue::queue_ping(c, owner, &id, &delivery, &event).await })
+        })
+        .await
     }
+
     async fn list_deliveries(
         &self,
-        _owner: AccountId,
-        _id: &WebhookId,
-        _window: Window,
+        owner: AccountId,
+        id: &WebhookId,
+        window: Window,
     ) -> Result<Option<DeliveryPage>, StoreError> {
-        Err(pending())
+        self.run("list a webhook's deliveries", |c| {
+            let id = id.clone();
+            Box::pin(async move { owned::deliveries(c, owner, &id, window).await })
+        })
+        .await
     }
+
     async fn claim_deliveries(
         &self,
-        _now: Timestamp,
-        _lease_until: Timestamp,
-        _limit: u32,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
     ) -> Result<Vec<DueDelivery>, StoreError> {
-        Ok(Vec::new())
+        self.run("claim webhook deliveries", |c| {
+            Box::pin(async move { claims::claim(c, now, lease_until, limit).await })
+        })
+        .await
     }
+
     async fn record_attempt(
         &self,
-        _id: &DeliveryId,
-        _attempt: &AttemptRecord,
+        id: &DeliveryId,
+        attempt: &AttemptRecord,
     ) -> Result<(), StoreError> {
-        Err(pending())
+        self.run("record a delivery attempt", |c| {
+            let (id, attempt) = (id.clone(), attempt.clone());
+            Box::pin(async move { claims::record(c, &id, &attempt).await })
+        })
+        .await
     }
 }

@@ -11,8 +11,9 @@ use crate::notifications::COMMANDS_CHANNEL;
 use crate::prepared;
 use crate::rows::{self, read};
 use crate::store::Failure;
+use crate::webhooks::queue_event;
 use application::StoreError;
-use application::ports::Settlement;
+use application::ports::{EventRecord, Settlement};
 use deadpool_postgres::Transaction;
 use domain::{AccountId, CommandId, JobId, Selector, Timestamp};
 
@@ -157,7 +158,8 @@ pub(super) async fn start_wave(
 /// differently. (A completion may follow a next wave time: a job without
 /// targets, or one resumed after its last wave, completes from there.)
 /// The wave's targets that have ended keep their status and detail; the
-/// job completes (finished at `now`), halts, or waits for its next wave.
+/// job completes (finished at `now`), halts, or waits for its next wave;
+/// `event` (its completion or halt) is queued for the owner's webhooks.
 pub(super) async fn settle_wave(
     tx: &Transaction<'_>,
     id: &JobId,
@@ -165,6 +167,7 @@ pub(super) async fn settle_wave(
     settlement: Settlement,
     now: Timestamp,
     lapse_before: Timestamp,
+    event: Option<&EventRecord>,
 ) -> Outcome<bool> {
     let Some(wave) = stored_wave(wave) else {
         return Ok(false);
@@ -174,16 +177,20 @@ pub(super) async fn settle_wave(
         Settlement::Halt => ("halted", None, None, false),
         Settlement::NextWaveAt(at) => ("running", None, Some(rows::at(at)), false),
     };
-    let settled = prepared::execute(
+    let settled = prepared::query_opt(
         tx,
         "UPDATE jobs SET status = $3, finished_time = $4, next_wave_time = $5 \
          WHERE id = $1 AND status = 'running' AND current_wave = $2 \
-         AND ($6 OR next_wave_time IS NULL)",
+         AND ($6 OR next_wave_time IS NULL) RETURNING account_id",
         &[&id.as_str(), &wave, &status, &finished, &next, &completes],
     )
     .await?;
-    if settled == 0 {
+    let Some(row) = settled else {
         return Ok(false);
+    };
+    if let Some(event) = event {
+        let owner = AccountId(row.try_get(0).map_err(read)?);
+        queue_event(tx, owner, event).await?;
     }
     let keep = format!(
         "UPDATE job_targets kept SET status = s.status, detail = s.detail \

@@ -22,11 +22,16 @@ use tokio_postgres::types::ToSql;
 /// Rows in one batch of an export.
 const BATCH_ROWS: usize = 1000;
 /// The identity columns, which continue after the largest copied value.
-const IDENTITIES: [(&str, &str); 4] = [
+const IDENTITIES: [(&str, &str); 9] = [
     ("accounts", "id"),
     ("email_keys", "seq"),
     ("device_commands", "seq"),
     ("jobs", "seq"),
+    ("monitors", "seq"),
+    ("alerts", "seq"),
+    ("alert_digest_lines", "seq"),
+    ("webhooks", "seq"),
+    ("webhook_deliveries", "seq"),
 ];
 
 fn sql(what: &'static str) -> impl Fn(tokio_postgres::Error) -> StoreError {
