@@ -14,6 +14,7 @@
 //!   and [`race`] for concurrency tests.
 
 mod accounts;
+mod alerts;
 mod commands;
 mod devices;
 mod fleet;
@@ -22,6 +23,7 @@ pub mod suite;
 pub mod transfer;
 
 pub use accounts::*;
+pub use alerts::*;
 pub use commands::*;
 pub use devices::*;
 pub use fleet::*;

@@ -20,6 +20,8 @@ use domain::{AccountId, EmailAddress, Selector, Serial};
 /// Devices of bob's big fleet: more than one batch of an export.
 const FLEET: usize = 2050;
 
+mod alerts;
+
 fn count(counts: &[(Table, u64)], table: Table) -> u64 {
     counts
         .iter()
@@ -31,7 +33,8 @@ fn count(counts: &[(Table, u64)], table: Table) -> u64 {
 /// in the outbox) and her enrolled device with a command done and one
 /// pending, joined by the first wave of her running job, and a scheduled
 /// job; bob (an API token) and his fleet of [`FLEET`] devices, each with two
-/// tags, and a job over them in waves of 1000.
+/// tags, and a job over them in waves of 1000; monitors, alerts, mail
+/// windows, webhooks and deliveries of both ([`alerts::fill`]).
 async fn fill(source: &impl Store) {
     let ann = AccountRepository::create(source, new_account("ann@example.com", Some("ann-token")))
         .await
@@ -58,10 +61,7 @@ async fn fill(source: &impl Store) {
     assert!(queue(source, &pi, "c2", t0() + crate::minutes(2)).await);
     for n in 0..FLEET {
         let mut device = crate::device(bob.id, 2, t0());
-        let bytes = u16::try_from(n).unwrap().to_be_bytes();
-        device.serial = Serial::from_random_bytes([
-            0xb0, bytes[0], bytes[1], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ]);
+        device.serial = fleet_serial(n);
         device.wormhole_slug = format!("fleet-{n}");
         device.tags = tags(&["fleet", &format!("rack-{}", n % 3)]);
         DeviceRepository::create(source, &device).await.unwrap();
@@ -78,6 +78,16 @@ async fn fill(source: &impl Store) {
     );
     source.create_job(&scheduled, t0()).await.unwrap();
     running_job(source, bob.id, "bob-job", Some(1000)).await;
+    let fleet: Vec<_> = (0..FLEET).map(fleet_serial).collect();
+    alerts::fill(source, ann.id, &pi, bob.id, &fleet).await;
+}
+
+/// The serial of bob's `n`-th device.
+fn fleet_serial(n: usize) -> Serial {
+    let bytes = u16::try_from(n).unwrap().to_be_bytes();
+    Serial::from_random_bytes([
+        0xb0, bytes[0], bytes[1], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ])
 }
 
 /// A copy shows through every port what the source showed, and the target
@@ -97,9 +107,9 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         (Table::DeviceCommands, 2),
         (Table::Jobs, 3),
         (Table::JobTargets, FLEET as u64 + 1),
-        (Table::Outbox, 1),
+        (Table::Outbox, 1 + alerts::MAILS),
     ];
-    for (table, n) in expected {
+    for (table, n) in expected.into_iter().chain(alerts::COPIED) {
         assert_eq!(count(&counts, table), n, "{table:?} copied");
     }
 
@@ -155,6 +165,7 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
 
     assert_same_jobs(source, target, ann.id).await;
     assert_same_jobs(source, target, bob.id).await;
+    alerts::assert_same(source, target, [ann.id, bob.id], &pi).await;
 
     let carol = account(target, "carol").await;
     assert!(

@@ -28,6 +28,12 @@ fn sqlite_counts(file: &Path) -> Value {
         ("commands", "device_commands"),
         ("jobs", "jobs"),
         ("job targets", "job_targets"),
+        ("monitors", "monitors"),
+        ("alerts", "alerts"),
+        ("alert mail windows", "alert_mail_windows"),
+        ("alert digest lines", "alert_digest_lines"),
+        ("webhooks", "webhooks"),
+        ("webhook deliveries", "webhook_deliveries"),
         ("outbox", "outbox"),
     ];
     let mut counts = serde_json::Map::new();

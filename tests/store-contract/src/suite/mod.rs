@@ -23,9 +23,15 @@ pub mod jobs_settling;
 pub mod jobs_waves;
 pub mod keys;
 pub mod login_attempts;
+pub mod monitors_mail;
+pub mod monitors_owners;
+pub mod monitors_verdicts;
+pub mod monitors_watch;
 pub mod outbox;
 pub mod probe;
 pub mod reboot_commands;
+pub mod webhooks_deliveries;
+pub mod webhooks_owners;
 
 /// Generates, in the crate that invokes it (a storage adapter's test crate),
 /// one `#[tokio::test]` per contract test, in a module per subject (so tests
@@ -202,6 +208,32 @@ macro_rules! suite {
                 old_attempts_are_forgotten_and_success_clears_them,
                 racing_attempts_admit_exactly_the_maximum,
             }
+            monitors_mail {
+                ten_mails_then_a_digest_per_window,
+                a_digest_is_sent_once,
+                digest_lines_outlive_their_monitor,
+            }
+            monitors_owners {
+                monitors_are_listed_newest_first_a_page_at_a_time,
+                another_accounts_monitors_and_alerts_are_untouchable,
+                a_snooze_is_set_and_ended,
+                alerts_are_listed_newest_first_and_filtered,
+                a_deleted_monitor_takes_its_alerts_along,
+            }
+            monitors_verdicts {
+                an_alert_opens_once_per_device_while_open,
+                an_alert_resolves_once,
+                a_verdict_for_a_deleted_or_foreign_monitor_does_nothing,
+                a_snoozed_transition_tells_nothing,
+                events_go_to_the_owners_subscribed_webhooks_only,
+                racing_verdicts_open_and_tell_once,
+            }
+            monitors_watch {
+                down_devices_are_seen_silent_and_without_an_open_alert,
+                a_monitors_selector_picks_its_down_devices,
+                open_alerts_come_with_their_devices_now,
+                a_fleet_monitor_counts_selected_and_offline_devices,
+            }
             outbox {
                 mail_is_queued_with_its_change_and_claimed_once_per_lease,
                 failed_mail_waits_for_its_retry_and_delivered_mail_is_gone,
@@ -222,6 +254,18 @@ macro_rules! suite {
                 a_queued_reboot_returns_its_new_command,
                 a_reboot_under_way_is_joined_and_returned,
                 a_command_is_found_only_through_its_own_device_and_owner,
+            }
+            webhooks_deliveries {
+                deliveries_are_claimed_in_order_under_a_lease,
+                an_attempt_is_recorded_and_releases_the_delivery,
+                racing_workers_claim_each_delivery_once,
+                a_settled_jobs_event_is_queued_with_its_settlement,
+            }
+            webhooks_owners {
+                webhooks_are_listed_newest_first_a_page_at_a_time,
+                a_ping_is_queued_for_its_webhook_alone,
+                another_accounts_webhooks_are_untouchable,
+                a_deleted_webhook_takes_its_deliveries_along,
             }
         }}
     };
