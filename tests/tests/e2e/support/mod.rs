@@ -12,8 +12,10 @@ mod db;
 mod html;
 mod http;
 mod mail;
+mod mail_parts;
 pub mod metrics;
 mod process;
+mod receiver;
 mod requests;
 mod server;
 
@@ -22,7 +24,9 @@ pub use console::*;
 pub use db::{Account, Backend, Db, on_backend};
 pub use html::*;
 pub use http::{Call, Reply};
+pub use mail_parts::{MailParts, read_mail};
 pub use process::{BIN, assert_refused, devmgr, run, stdout_json};
+pub use receiver::{Answer, Received, Receiver, signature_of};
 pub use server::{DatabaseUrlAt, Server, ServerBuilder};
 
 /// A password that passes every rule for the addresses and names used here.
