@@ -89,13 +89,32 @@ impl<T: JsonBody, const STATUS: u16> Answer for SecretJson<T, STATUS> {
 
     fn respond(self, req: &HttpRequest) -> HttpResponse {
         let mut response = Json::<T, STATUS>(self.0).respond(req);
-        if let Ok(value) = CacheControl(vec![CacheDirective::NoStore])
-            .to_string()
-            .parse()
-        {
-            response.headers_mut().insert(CACHE_CONTROL, value);
-        }
+        no_store(&mut response);
         response
+    }
+}
+
+/// A JSON answer with a `Location` header that carries a secret (a new
+/// webhook's): no cache may keep it.
+pub struct SecretLocated<T, const STATUS: u16 = 200>(pub Located<T, STATUS>);
+
+impl<T: Locates, const STATUS: u16> Answer for SecretLocated<T, STATUS> {
+    const REPLY: Reply = Located::<T, STATUS>::REPLY;
+
+    fn respond(self, req: &HttpRequest) -> HttpResponse {
+        let mut response = self.0.respond(req);
+        no_store(&mut response);
+        response
+    }
+}
+
+/// Marks a response as never to be kept by a cache, shared or private.
+fn no_store(response: &mut HttpResponse) {
+    if let Ok(value) = CacheControl(vec![CacheDirective::NoStore])
+        .to_string()
+        .parse()
+    {
+        response.headers_mut().insert(CACHE_CONTROL, value);
     }
 }
 

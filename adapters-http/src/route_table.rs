@@ -3,8 +3,8 @@
 //! document alike.
 
 use crate::resources::{
-    accounts, agent, auth, devices, docs, enrolment, fleet, health, jobs, password_reset, profile,
-    verification,
+    accounts, agent, alerts, auth, devices, docs, enrolment, fleet, health, jobs, monitors,
+    password_reset, profile, verification, webhooks,
 };
 use std::sync::LazyLock;
 
@@ -18,6 +18,7 @@ pub use crate::route::{Endpoint, Route};
 static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
     let mut routes: Vec<Route> = [
         agent::routes(),
+        alerts::routes(),
         auth::routes(),
         accounts::routes(),
         devices::routes(),
@@ -26,9 +27,11 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         fleet::routes(),
         health::routes(),
         jobs::routes(),
+        monitors::routes(),
         profile::routes(),
         password_reset::routes(),
         verification::routes(),
+        webhooks::routes(),
     ]
     .into_iter()
     .flatten()

@@ -132,6 +132,10 @@ pub enum Tag {
     Devices,
     /// Fleet jobs: reboots in waves.
     Jobs,
+    /// Monitors and the alerts they open.
+    Alerts,
+    /// Webhooks and their deliveries.
+    Webhooks,
     /// What a device's agent calls.
     Agent,
     /// Probes for load balancers and orchestrators.
@@ -140,10 +144,12 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in the order the document lists them.
-    pub const ALL: [Tag; 5] = [
+    pub const ALL: [Tag; 7] = [
         Tag::Accounts,
         Tag::Devices,
         Tag::Jobs,
+        Tag::Alerts,
+        Tag::Webhooks,
         Tag::Agent,
         Tag::Health,
     ];
@@ -154,6 +160,8 @@ impl Tag {
             Self::Accounts => "Accounts",
             Self::Devices => "Devices",
             Self::Jobs => "Jobs",
+            Self::Alerts => "Alerts",
+            Self::Webhooks => "Webhooks",
             Self::Agent => "Agent",
             Self::Health => "Health",
         }
@@ -166,6 +174,12 @@ impl Tag {
             Self::Devices => "The account's devices: list, edit, delete, reboot.",
             Self::Jobs => {
                 "Fleet jobs: reboots of the selected devices in waves that halt by themselves."
+            }
+            Self::Alerts => {
+                "Monitors that watch the fleet for devices offline, and the alerts they open."
+            }
+            Self::Webhooks => {
+                "Webhooks: alert and job events posted, signed, to URLs of the account's choosing."
             }
             Self::Agent => "The device side: enrolment, heartbeats and commands.",
             Self::Health => "Probes for load balancers: no credentials, never throttled.",

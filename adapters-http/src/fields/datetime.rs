@@ -39,6 +39,17 @@ impl Form {
     }
 }
 
+impl Form {
+    /// A required time that may be `null` (a snooze's `until`): `None` for
+    /// `null`; absent is "This field is required.".
+    pub fn nullable_datetime(&mut self, field: &Field) -> Result<Option<Timestamp>, Rejected> {
+        if !self.given(field) {
+            return Err(self.error(field.name, "This field is required."));
+        }
+        self.optional_nullable_datetime(field)
+    }
+}
+
 /// The time `text` writes in the API's form (`2026-11-24T09:30:00`, UTC);
 /// `None` for any other text, or a date or time that does not exist.
 pub fn parse_api_time(text: &str) -> Option<Timestamp> {
@@ -127,5 +138,18 @@ mod tests {
         }
         let mut absent = Form::new(serde_json::Map::new());
         assert_eq!(absent.optional_nullable_datetime(&AT), Ok(None));
+        assert!(!absent.has_errors());
+        assert!(absent.nullable_datetime(&AT).is_err() && absent.has_errors());
+        let (mut null, mut late) = (
+            Form::new(
+                serde_json::json!({"at": null})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            ),
+            Form::new(serde_json::json!({"at": "x"}).as_object().cloned().unwrap()),
+        );
+        assert_eq!(null.nullable_datetime(&AT), Ok(None));
+        assert!(late.nullable_datetime(&AT).is_err() && late.has_errors());
     }
 }

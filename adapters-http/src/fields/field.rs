@@ -77,7 +77,8 @@ pub struct Field {
     pub nullable: bool,
     /// The only values accepted, when the field is a choice.
     pub choices: &'static [&'static str],
-    /// The smallest whole number accepted.
+    /// The smallest whole number accepted; a list's fewest items; a text
+    /// field's fewest characters.
     pub minimum: Option<i64>,
     /// The largest whole number accepted.
     pub maximum: Option<i64>,
@@ -239,6 +240,10 @@ impl Field {
         });
         if let (Some(max), false) = (self.max_length, self.read_only) {
             meta["max_length"] = json!(max);
+        }
+        // DRF shows the fewest characters of a text field as `min_length`.
+        if let (Some(min), FieldType::String, false) = (self.minimum, self.kind, self.read_only) {
+            meta["min_length"] = json!(min);
         }
         // DRF shows a number field's bounds as `min_value` and `max_value`.
         if !self.read_only && matches!(self.kind, FieldType::Integer | FieldType::Float) {

@@ -1,6 +1,7 @@
 //! Request body fields: one description per field drives validation (with
 //! DRF's messages, in [`Form`]), the OPTIONS metadata and the OpenAPI schemas.
 
+mod choice_list;
 pub mod datetime;
 mod field;
 mod filters;

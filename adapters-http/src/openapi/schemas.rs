@@ -328,11 +328,14 @@ pub(super) fn field_schema(field: &Field, direction: Direction) -> Schema {
             if field.allow_blank {
                 schema = schema.pattern(Some(TEXT_PATTERN.as_str()));
             } else {
-                schema = schema.min_length(Some(1)).pattern(Some(if field.trim {
-                    NOT_BLANK_PATTERN.as_str()
-                } else {
-                    TEXT_PATTERN.as_str()
-                }));
+                let fewest = field.minimum.and_then(|n| usize::try_from(n).ok());
+                schema = schema
+                    .min_length(Some(fewest.unwrap_or(1).max(1)))
+                    .pattern(Some(if field.trim {
+                        NOT_BLANK_PATTERN.as_str()
+                    } else {
+                        TEXT_PATTERN.as_str()
+                    }));
             }
         }
     }

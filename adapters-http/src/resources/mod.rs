@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod agent;
+pub mod alerts;
 pub mod auth;
 pub mod devices;
 pub mod docs;
@@ -11,9 +12,11 @@ pub mod enrolment;
 pub mod fleet;
 pub mod health;
 pub mod jobs;
+pub mod monitors;
 pub mod password_reset;
 pub mod profile;
 pub mod verification;
+pub mod webhooks;
 
 pub use crate::answer::DETAIL_SCHEMA;
 pub use crate::description::ObjectSchema;
@@ -41,4 +44,14 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &fleet::MATCHED_SCHEMA,
     &fleet::SELECTION_SCHEMA,
     &fleet::TAG_COUNT_SCHEMA,
+    &monitors::MONITOR_SCHEMA,
+    &monitors::MONITOR_PAGE_SCHEMA,
+    &alerts::ALERT_SCHEMA,
+    &alerts::ALERT_PAGE_SCHEMA,
+    &webhooks::WEBHOOK_SCHEMA,
+    &webhooks::CREATED_WEBHOOK_SCHEMA,
+    &webhooks::WEBHOOK_PAGE_SCHEMA,
+    &webhooks::DELIVERY_SCHEMA,
+    &webhooks::DELIVERY_PAGE_SCHEMA,
+    &webhooks::PING_SCHEMA,
 ];

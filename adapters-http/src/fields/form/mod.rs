@@ -79,6 +79,12 @@ impl Form {
         self.errors.insert(field.to_owned(), errors);
     }
 
+    /// Sets a field's whole error value and refuses the field.
+    pub(super) fn nested_errors(&mut self, field: &str, errors: Value) -> Rejected {
+        self.error_value(field, errors);
+        Rejected(())
+    }
+
     /// Whether any error was recorded.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()

@@ -49,6 +49,14 @@ impl Form {
             // An address gets its format checked too, as DRF's EmailField does.
             valid = field.kind == FieldType::Email;
         }
+        // A text field's `minimum` is its fewest characters (a webhook's secret).
+        if let (Some(min), FieldType::String) = (field.minimum, field.kind)
+            && (value.chars().count() as u64) < min.unsigned_abs()
+        {
+            let message = format!("Ensure this field has at least {min} characters.");
+            self.error(field.name, message);
+            valid = false;
+        }
         // No database stores NUL in text, and DRF refuses it alike.
         if value.contains('\0') {
             self.error(field.name, text_error_message(TextError::Nul));
