@@ -29,7 +29,8 @@
     return t;
   };
   const refreshTimes = () => {
-    for (const t of document.querySelectorAll("time[datetime]")) {
+    // A time to come (data-ahead) keeps the words the page gave it.
+    for (const t of document.querySelectorAll("time[datetime]:not([data-ahead])")) {
       t.textContent = ago(new Date(t.dateTime));
     }
   };
@@ -104,6 +105,7 @@
     show("fleet-table", state.count > 0);
     show("tag-action", state.count > 0);
     show("reboot-action", state.count > 0);
+    show("alert-action", state.count > 0);
     const rows = document.getElementById("device-rows");
     if (!rows) return;
     const rowOf = (d) =>
@@ -203,6 +205,30 @@
     );
   };
 
+  // The Alerts page: when the version of its list changes (an alert
+  // opened or resolved), the list is read again and put in place.
+  let alertsReading = false;
+  let alertsWanted = null;
+  const showAlerts = async (state, again = true) => {
+    alertsWanted = state.version;
+    const view = document.getElementById("alerts-view");
+    if (!view || view.dataset.version === state.version || alertsReading) return;
+    alertsReading = true;
+    try {
+      const response = await fetch(window.location.href, { headers: { Accept: "text/html" } });
+      if (!response.ok || response.redirected) return;
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = page.getElementById("alerts-view");
+      if (fresh) document.getElementById("alerts-view").replaceWith(document.adoptNode(fresh));
+    } catch {
+      // The next event tries again.
+    } finally {
+      alertsReading = false;
+    }
+    // An alert that changed while the page was read: once more.
+    if (again && alertsWanted !== state.version) showAlerts({ version: alertsWanted }, false);
+  };
+
   let events = null;
   const connect = () => {
     const source = document.body.dataset.events;
@@ -211,6 +237,7 @@
     events.addEventListener("fleet", (event) => showFleet(JSON.parse(event.data)));
     events.addEventListener("device", (event) => showDevice(JSON.parse(event.data)));
     events.addEventListener("job", (event) => showJob(JSON.parse(event.data)));
+    events.addEventListener("alerts", (event) => showAlerts(JSON.parse(event.data)));
   };
   connect();
   window.addEventListener("pagehide", () => events?.close());

@@ -10,8 +10,11 @@
 //! (`?tag=lab&page=2`) and sends that view: the rows of its page, the
 //! account's counts and the view's summary. A job's page streams with
 //! `?job=<id>` (and its `&page=N`) and gets the job's status, counts and
-//! targets of that page (`jobs_live.rs`).
+//! targets of that page (`jobs_live.rs`); the Alerts page with `?alerts=1`
+//! (and its filters) gets a version of its list (`alerts_live.rs`).
 
+use super::alerts::AlertFilters;
+use super::alerts_live::{alerts_state, watched_alerts};
 use super::browser::Viewer;
 use super::device::serial_of;
 use super::failure::Failure;
@@ -53,6 +56,7 @@ async fn stream(
         .map(|raw| serial_of(&raw))
         .transpose()?;
     let job = WatchedJob::from_query(req.query_string())?;
+    let alerts = watched_alerts(req.query_string());
     let watch = Watch {
         listener: state.app.watching.watch(&viewer.account),
         session: viewer.browser.session().unwrap_or_default().to_owned(),
@@ -61,6 +65,7 @@ async fn stream(
         account: viewer.account,
         device,
         job,
+        alerts,
         filters: FleetFilters::from_query(req.query_string()),
         fleet: SentFleet::default(),
         last_device: None,
@@ -87,6 +92,8 @@ struct Watch {
     device: Option<Serial>,
     /// The job whose page this stream updates.
     job: Option<WatchedJob>,
+    /// The Alerts page's filters, when this stream updates it.
+    alerts: Option<AlertFilters>,
     /// The fleet page's filters and page (`?search=…&page=2`, as its URL).
     filters: FleetFilters,
     listener: Box<dyn FleetListener>,
@@ -161,9 +168,18 @@ impl Watch {
             return Ok(None);
         }
         let watching = &self.state.app.watching;
-        if let Some(job) = &self.job {
-            let state = job_state(&self.state, &self.account, job).await?;
-            let event = event("job", &state);
+        let watched = match (&self.job, &self.alerts) {
+            (Some(job), _) => Some(event(
+                "job",
+                &job_state(&self.state, &self.account, job).await?,
+            )),
+            (None, Some(alerts)) => Some(event(
+                "alerts",
+                &alerts_state(&self.state, &self.account, alerts).await?,
+            )),
+            (None, None) => None,
+        };
+        if let Some(event) = watched {
             if self.last_device.as_ref() == Some(&event) {
                 return Ok(Some((None, None)));
             }

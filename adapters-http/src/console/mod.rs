@@ -18,6 +18,9 @@
 
 mod account;
 mod add_device;
+mod alerts;
+mod alerts_live;
+mod alerts_views;
 mod assets;
 mod browser;
 mod chrome;
@@ -34,6 +37,10 @@ mod jobs_live;
 mod jobs_page;
 mod jobs_views;
 mod live;
+mod monitors;
+mod monitors_actions;
+mod monitors_form;
+mod monitors_new;
 mod notice_query;
 mod notices;
 mod paging;
@@ -51,6 +58,9 @@ mod throttle;
 mod time;
 mod verify;
 mod views;
+mod webhooks;
+mod webhooks_form;
+mod webhooks_page;
 
 pub(crate) use browser::Browser;
 pub(crate) use reset::reset_page;
@@ -73,6 +83,12 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .configure(jobs::mount)
             .configure(jobs_page::mount)
             .configure(jobs_actions::mount)
+            .configure(alerts::mount)
+            .configure(monitors_new::mount)
+            .configure(monitors::mount)
+            .configure(monitors_actions::mount)
+            .configure(webhooks::mount)
+            .configure(webhooks_page::mount)
             .configure(device::mount)
             .configure(device_actions::mount)
             .configure(add_device::mount)

@@ -49,6 +49,27 @@ const NOTICES: &[(&str, &str)] = &[
     ("job-already-finished", "This job has already finished."),
     ("job-not-halted", "Only a halted job can be resumed."),
     (
+        "monitor-created",
+        "The monitor is created: it is evaluated every second.",
+    ),
+    (
+        "monitor-snoozed",
+        "The monitor is snoozed: its alerts open and resolve as usual, without mail or webhooks.",
+    ),
+    (
+        "monitor-snooze-ended",
+        "The monitor is not snoozed: its alerts are notified again.",
+    ),
+    ("monitor-deleted", "The monitor and its alerts are deleted."),
+    (
+        "webhook-deleted",
+        "The webhook and its deliveries are deleted.",
+    ),
+    (
+        "webhook-pinged",
+        "A ping is on its way: its delivery is at the top of the log.",
+    ),
+    (
         "install-token",
         "Your install token is new: the old one no longer enrols devices.",
     ),

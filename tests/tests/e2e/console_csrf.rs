@@ -1,7 +1,7 @@
 //! The console's CSRF protection over plain HTTP (docs/console.md, Sessions and security):
 //! every form of every page carries a hidden CSRF token, and a post without
 //! it, with a made-up one or with another session's is refused with 403 and
-//! changes nothing.
+//! changes nothing (monitors, webhooks and their buttons included).
 
 use crate::console_security::signed_in_pages;
 use crate::support::*;
@@ -67,10 +67,41 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         .send();
     job.expect_status(201);
     let job_id = job.json()["id"].as_str().expect("a job id").to_owned();
+    // A monitor and a webhook: their pages have their forms.
+    let monitor = server
+        .post("/monitors/")
+        .token(&alice.token)
+        .json(&json!({"name": "Watched", "kind": "device_offline",
+            "selector": {"all": true}, "after_seconds": 600}))
+        .send();
+    monitor.expect_status(201);
+    let monitor_id = monitor.json()["id"]
+        .as_str()
+        .expect("a monitor id")
+        .to_owned();
+    let webhook = server
+        .post("/webhooks/")
+        .token(&alice.token)
+        .json(&json!({"target_url": "https://203.0.113.10/csrf"}))
+        .send();
+    webhook.expect_status(201);
+    let webhook_id = webhook.json()["id"]
+        .as_str()
+        .expect("a webhook id")
+        .to_owned();
     let job_pages = [
         "/console/jobs/".to_owned(),
         format!("/console/jobs/{job_id}/"),
         "/console/reboot-devices/".to_owned(),
+        "/console/alerts/".to_owned(),
+        "/console/monitors/".to_owned(),
+        format!("/console/monitors/{monitor_id}/"),
+        format!("/console/monitors/{monitor_id}/delete/"),
+        "/console/monitors/new/?tag=lab".to_owned(),
+        "/console/webhooks/".to_owned(),
+        "/console/webhooks/new/".to_owned(),
+        format!("/console/webhooks/{webhook_id}/"),
+        format!("/console/webhooks/{webhook_id}/delete/"),
     ];
     let forms = post_forms(&mut browser, &serial, &job_pages);
     let buttons: Vec<&String> = forms.iter().flat_map(|f| &f.buttons).collect();
@@ -82,6 +113,12 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
         "Log out everywhere",
         "Change tags",
         "Reboot devices",
+        "Create monitor",
+        "Snooze Watched for 8 h",
+        "Delete monitor now",
+        "Create webhook",
+        "Send ping",
+        "Delete webhook now",
     ] {
         assert!(
             buttons.iter().any(|b| *b == expected),
@@ -158,6 +195,32 @@ fn every_console_form_refuses_a_post_without_a_valid_csrf_token() {
     let jobs = server.get("/jobs/").token(&alice.token).send().json();
     assert_eq!(jobs["count"], 1, "no job made: {jobs}");
     assert_eq!(jobs["results"][0]["status"], "scheduled", "{jobs}");
+    let monitor = server
+        .get(&format!("/monitors/{monitor_id}/"))
+        .token(&alice.token)
+        .send()
+        .json();
+    assert_eq!(
+        monitor["snoozed_until"],
+        json!(null),
+        "not snoozed: {monitor}"
+    );
+    let monitors = server.get("/monitors/").token(&alice.token).send().json();
+    assert_eq!(
+        monitors["count"], 1,
+        "no monitor made or deleted: {monitors}"
+    );
+    let webhooks = server.get("/webhooks/").token(&alice.token).send().json();
+    assert_eq!(
+        webhooks["count"], 1,
+        "no webhook made or deleted: {webhooks}"
+    );
+    let deliveries = server
+        .get(&format!("/webhooks/{webhook_id}/deliveries/"))
+        .token(&alice.token)
+        .send()
+        .json();
+    assert_eq!(deliveries["count"], 0, "no ping: {deliveries}");
     server
         .get("/profile/")
         .token(&alice.token)
