@@ -153,11 +153,14 @@ impl MonitorRepository for PgStore {
         owner: AccountId,
         window_opened: Timestamp,
         mail: &Email,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let sent = self
             .transaction("send an alert digest", |tx| {
                 let mail = mail.clone();
-                Box::pin(async move { mail::send_digest(tx, owner, window_opened, &mail).await })
+                Box::pin(
+                    async move { mail::send_digest(tx, owner, window_opened, &mail, now).await },
+                )
             })
             .await?;
         if sent {

@@ -238,7 +238,12 @@ async fn racing_digest_sends_queue_one_mail() {
             };
             async move {
                 store
-                    .send_digest(digest.owner, digest.window_opened, &mail)
+                    .send_digest(
+                        digest.owner,
+                        digest.window_opened,
+                        &mail,
+                        digest.window_opened,
+                    )
                     .await
                     .unwrap()
             }

@@ -145,11 +145,12 @@ impl MonitorRepository for SqliteStore {
         owner: AccountId,
         window_opened: Timestamp,
         mail: &Email,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let mail = mail.clone();
         let sent = self
             .run("send an alert digest", move |conn| {
-                mail::send(conn, owner, window_opened, &mail)
+                mail::send(conn, owner, window_opened, &mail, now)
             })
             .await?;
         if sent {

@@ -128,14 +128,14 @@ pub(super) async fn due_digests(
 
 /// Deletes the lines of `owner`'s digest of the window opened at
 /// `window_opened` and, if there were any, queues `mail`: of racing
-/// senders, the others find the lines gone. Whether it queued the mail.
-/// It is queued as of the window's opening, so it is due at once by any
-/// clock that found the window ended.
+/// senders, the others find the lines gone. Whether it queued the mail
+/// (as of `now`).
 pub(super) async fn send_digest(
     tx: &Transaction<'_>,
     owner: AccountId,
     window_opened: Timestamp,
     mail: &Email,
+    now: Timestamp,
 ) -> Outcome<bool> {
     let deleted = prepared::execute(
         tx,
@@ -146,6 +146,6 @@ pub(super) async fn send_digest(
     if deleted == 0 {
         return Ok(false);
     }
-    outbox::enqueue(tx, mail, window_opened).await?;
+    outbox::enqueue(tx, mail, now).await?;
     Ok(true)
 }

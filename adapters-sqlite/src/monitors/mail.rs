@@ -146,13 +146,13 @@ pub(super) fn due(
 }
 
 /// Deletes `owner`'s digest lines of the window opened at `window_opened`
-/// and, if there were any, queues `mail`; whether it did. The mail is
-/// queued as of the window's opening, so it is due at once.
+/// and, if there were any, queues `mail` as of `now`; whether it did.
 pub(super) fn send(
     conn: &mut Connection,
     owner: AccountId,
     window_opened: Timestamp,
     mail: &Email,
+    now: Timestamp,
 ) -> rusqlite::Result<bool> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let deleted = tx
@@ -161,7 +161,7 @@ pub(super) fn send(
         )?
         .execute(params![owner.0, to_secs(window_opened)])?;
     if deleted > 0 {
-        enqueue(&tx, mail, window_opened)?;
+        enqueue(&tx, mail, now)?;
     }
     tx.commit()?;
     Ok(deleted > 0)

@@ -330,11 +330,13 @@ pub trait MonitorRepository: Send + Sync {
     ) -> Result<Vec<DueDigest>, StoreError>;
     /// Atomically deletes the lines of `owner`'s digest of the window that
     /// opened at `window_opened` and, if there were any, queues `mail` in
-    /// the outbox; whether it queued it (another instance may have sent it).
+    /// the outbox as of `now`; whether it queued it (another instance may
+    /// have sent it).
     async fn send_digest(
         &self,
         owner: AccountId,
         window_opened: Timestamp,
         mail: &Email,
+        now: Timestamp,
     ) -> Result<bool, StoreError>;
 }

@@ -90,7 +90,7 @@ impl MonitorEngine {
             let mail = mail::alert_digest(self.secrets.mint_mail_id(), &digest.owner_email, &lines);
             if self
                 .monitors
-                .send_digest(digest.owner, digest.window_opened, &mail)
+                .send_digest(digest.owner, digest.window_opened, &mail, now)
                 .await?
             {
                 tracing::info!(notifications = lines.len(), "alert digest queued");

@@ -290,8 +290,9 @@ async fn a_due_digest_is_queued_with_every_line() {
         });
     h.monitors
         .expect_send_digest()
-        .withf(move |owner, at, mail| {
-            *owner == AccountId(7)
+        .withf(move |owner, at, mail, sent_at| {
+            *sent_at == now()
+                && *owner == AccountId(7)
                 && *at == opened
                 && mail.subject == "Alert digest: 2 notifications"
                 && mail.to == "owner@example.com"
@@ -300,6 +301,6 @@ async fn a_due_digest_is_queued_with_every_line() {
                     .contains(AlertId::from_random_bytes([6; 16]).as_str())
         })
         .times(1)
-        .returning(|_, _, _| Ok(true));
+        .returning(|_, _, _, _| Ok(true));
     assert_eq!(h.app().monitor_engine.tick().await.unwrap(), 0);
 }

@@ -103,12 +103,17 @@ pub async fn a_digest_is_sent_once(store: impl Store) {
     let end = t0() + minutes(1);
     let mut digest = mail("digest");
     digest.subject = "Alert digest".into();
-    assert!(store.send_digest(ann.id, t0(), &digest).await.unwrap());
-    assert!(!store.send_digest(ann.id, t0(), &digest).await.unwrap());
+    assert!(store.send_digest(ann.id, t0(), &digest, end).await.unwrap());
+    assert!(!store.send_digest(ann.id, t0(), &digest, end).await.unwrap());
     assert!(store.due_digests(end, minutes(1)).await.unwrap().is_empty());
     assert_eq!(outbox_subjects(&store, end).await, ["Alert digest"]);
     let empty = t0() + minutes(10);
-    assert!(!store.send_digest(ann.id, empty, &digest).await.unwrap());
+    assert!(
+        !store
+            .send_digest(ann.id, empty, &digest, end)
+            .await
+            .unwrap()
+    );
 }
 
 /// Digest lines of a monitor deleted before its window ends stay (those
