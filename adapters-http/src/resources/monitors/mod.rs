@@ -17,7 +17,7 @@ use crate::answer::{Json, Located, NoContent};
 use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
-use crate::extract::{BaseUrl, Query, User, Valid};
+use crate::extract::{BaseUrl, Query, Submitted, User};
 use crate::resources::jobs::PageQuery;
 use crate::route::Route;
 use crate::state::HttpState;
@@ -150,14 +150,22 @@ async fn delete(
     }
 }
 
-/// `POST /monitors/{id}/snooze/`: 200 with the monitor as it is now.
+/// `POST /monitors/{id}/snooze/`: 200 with the monitor as it is now; a
+/// monitor not the account's is 404 before its body is judged, as DRF finds
+/// the object first.
 async fn snooze(
     state: Data<HttpState>,
     user: User,
     IdPath(id): IdPath<MonitorId>,
     BaseUrl(base): BaseUrl,
-    Valid(SnoozeBody(until)): Valid<SnoozeBody>,
+    body: Submitted<SnoozeBody>,
 ) -> Result<Json<MonitorJson>, ApiError> {
+    let monitors = &state.app.monitors;
+    monitors
+        .get(&user.account, &id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let SnoozeBody(until) = body.check().map_err(ApiError::from)?;
     let monitor = state
         .app
         .monitors
