@@ -2,7 +2,8 @@
 //! the fleet page's current selection (`docs/console.md`, Monitors). The
 //! page says how many devices the filters select now, and offers a name
 //! (from the filters), the kind ("Any device offline", or "More of them
-//! offline than a share", with its percentage) and the wait; its form
+//! offline than a share", with its percentage) and the wait (2 to 60
+//! minutes, or the server's online window when that is shorter); its form
 //! creates the monitor through the same use case and rules as
 //! `POST /monitors/` and opens its page. A refusal shows the API's
 //! messages beside their fields. Plain forms: it works without script.
@@ -68,10 +69,14 @@ impl NewMonitorPage {
     }
 }
 
-/// The waits offered, with the one typed when it is not among them.
-fn waits(typed: &str) -> Vec<WaitChoice> {
-    let mut choices: Vec<WaitChoice> = WAITS
+/// The waits offered: the server's least (its online window) when it is
+/// shorter than the offered ones, then [`WAITS`], and the one typed when it
+/// is not among them.
+fn waits(typed: &str, least: u32) -> Vec<WaitChoice> {
+    let shortest = (least < WAITS[0]).then_some(least);
+    let mut choices: Vec<WaitChoice> = shortest
         .iter()
+        .chain(WAITS.iter())
         .map(|seconds| WaitChoice {
             seconds: seconds.to_string(),
             label: wait_in_words(*seconds),
@@ -107,7 +112,10 @@ async fn page(
         chrome: viewer.browser.chrome("New monitor", "alerts"),
         filters,
         count: selection.count,
-        waits: waits(&form.after_seconds),
+        waits: waits(
+            &form.after_seconds,
+            state.app.monitors.least_after_seconds(),
+        ),
         form,
         errors,
     })

@@ -331,3 +331,79 @@ fn console_jobs_reboot_a_filtered_selection_in_waves_live() {
     let tally = ["done", "failed", "skipped"].map(|status| counts[status].clone());
     assert_eq!(tally, [json!(2), json!(1), json!(1)], "{first}");
 }
+
+e2e!(console_alerts_follow_a_silent_device_live: sqlite);
+fn console_alerts_follow_a_silent_device_live() {
+    let server = Server::builder().throttle_off().online_window(2).start();
+    let shots = [
+        "monitor-new",
+        "monitor-new-phone",
+        "monitor-new-refused",
+        "monitor",
+        "alerts",
+        "alerts-phone",
+        "alerts-dark",
+        "alerts-resolved",
+        "monitors",
+        "monitors-phone",
+        "webhook-new",
+        "webhook-created",
+        "webhook-created-phone",
+        "webhook",
+        "webhook-phone",
+    ];
+    forget(&shots);
+    let alice = server.account("alice@example.com");
+    let agents: Vec<Value> = (1..=2)
+        .map(|n| {
+            let name = format!("Lab Pi {n}");
+            let agent = install(&server, &alice, &name);
+            server
+                .patch(&format!("/devices/{}/", agent.serial))
+                .token(&alice.token)
+                .json(&json!({"tags": ["lab"]}))
+                .send()
+                .expect_status(200);
+            json!({"name": name, "serial": agent.serial, "token": agent.token})
+        })
+        .collect();
+    install(&server, &alice, "Office printer");
+    let agents_json = Value::Array(agents).to_string();
+    let report = run_script(
+        &server,
+        "console_alerts.mjs",
+        &[
+            ("DEVMGR_EMAIL", alice.email.as_str()),
+            ("DEVMGR_PASSWORD", PASSWORD),
+            ("DEVMGR_AGENTS", agents_json.as_str()),
+        ],
+    );
+    report.assert_clean();
+    assert_screenshots(&shots);
+    // What the browser did, seen through the API: the monitor deleted with
+    // its alerts, one webhook of every event, whose log holds the ping.
+    let monitors = server.get("/monitors/").token(&alice.token).send().json();
+    assert_eq!(monitors["count"], 0, "{monitors}");
+    let alerts = server.get("/alerts/").token(&alice.token).send().json();
+    assert_eq!(alerts["count"], 0, "{alerts}");
+    let webhooks = server.get("/webhooks/").token(&alice.token).send().json();
+    assert_eq!(webhooks["count"], 1, "{webhooks}");
+    let hook = &webhooks["results"][0];
+    assert_eq!(
+        hook["target_url"], "https://203.0.113.10/devmgr-events",
+        "{hook}"
+    );
+    let id = hook["id"].as_str().unwrap_or_default();
+    let log = server
+        .get(&format!("/webhooks/{id}/deliveries/"))
+        .token(&alice.token)
+        .send()
+        .json();
+    let events: Vec<&Value> = log["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|delivery| &delivery["event"])
+        .collect();
+    assert!(events.contains(&&json!("ping")), "{log}");
+}
