@@ -253,7 +253,7 @@ impl Described for DeliveryJson {
             status: DeliveryStatus::Pending.code(),
             attempts: 2,
             response_code: Some(503),
-            error: "The target answered 503 Service Unavailable.".to_owned(),
+            error: "The target answered with HTTP status 503.".to_owned(),
             created_time: format_api(ex::at(ex::ISSUED)),
             last_attempt_time: Some(format_api(ex::at("2026-11-24T09:30:01Z"))),
             next_attempt_time: Some(format_api(ex::at("2026-11-24T09:30:03Z"))),
