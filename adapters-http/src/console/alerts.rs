@@ -22,6 +22,7 @@ use application::ports::{AlertFilter, AlertRecord, Window};
 use askama::Template;
 use domain::{Account, AlertState, MonitorId};
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// How many alerts a page of the list shows.
 pub(crate) const ALERTS_PAGE_SIZE: u32 = 50;
@@ -98,6 +99,20 @@ pub(crate) struct AlertsRead {
     pub(crate) alerts: Vec<AlertRecord>,
     /// The page read (the last when the asked one is past it).
     pub(crate) page: u64,
+}
+
+impl AlertsRead {
+    /// A version of what this page shows: it changes when an alert of the
+    /// page opens, resolves, comes or goes, or the count does (the live
+    /// updates compare it).
+    pub(crate) fn version(&self) -> String {
+        let mut hasher = DefaultHasher::new();
+        (self.count, self.page).hash(&mut hasher);
+        for alert in &self.alerts {
+            (alert.id.as_str(), alert.state.code()).hash(&mut hasher);
+        }
+        format!("{:016x}", hasher.finish())
+    }
 }
 
 /// The alerts `filters` select, open ones first: the page of the open ones,
@@ -260,7 +275,7 @@ pub(crate) async fn alerts_page(
     let account = &viewer.account;
     let read = read_alerts(state, account, &filters).await?;
     filters.page = read.page;
-    let version = super::alerts_live::version(&read);
+    let version = read.version();
     let (names, monitors) = monitor_names(state, account, &read.alerts).await?;
     let now = state.app.watching.now();
     let rows = read

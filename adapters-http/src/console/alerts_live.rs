@@ -6,12 +6,11 @@
 //! alert that opens or resolves to the account's fleet, so the stream wakes
 //! when one does.
 
-use super::alerts::{AlertFilters, AlertsRead, read_alerts};
+use super::alerts::{AlertFilters, read_alerts};
 use crate::state::HttpState;
 use application::StoreError;
 use domain::Account;
 use serde::Serialize;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// The filters of a stream's query when it watches the Alerts page
 /// (`alerts=1`); `None` otherwise.
@@ -25,17 +24,6 @@ pub(super) struct AlertsState {
     version: String,
 }
 
-/// A version of what a page of alerts shows: it changes when an alert of
-/// the page opens, resolves, comes or goes, or the count does.
-pub(crate) fn version(read: &AlertsRead) -> String {
-    let mut hasher = DefaultHasher::new();
-    (read.count, read.page).hash(&mut hasher);
-    for alert in &read.alerts {
-        (alert.id.as_str(), alert.state.code()).hash(&mut hasher);
-    }
-    format!("{:016x}", hasher.finish())
-}
-
 /// How the page of `filters` stands now, for `account`.
 pub(super) async fn alerts_state(
     state: &HttpState,
@@ -44,6 +32,6 @@ pub(super) async fn alerts_state(
 ) -> Result<AlertsState, StoreError> {
     let read = read_alerts(state, account, filters).await?;
     Ok(AlertsState {
-        version: version(&read),
+        version: read.version(),
     })
 }
