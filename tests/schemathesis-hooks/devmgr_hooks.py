@@ -49,6 +49,17 @@ and a positive bulk tagging names a tag and first has every tag of the run's
 devices taken off, so no device ends with more than 20 (a limit that depends
 on what earlier calls left).
 
+Monitors, alerts and webhooks, in positive cases: the `{id}` of a monitor's
+or a webhook's paths names one of the run's account (an id it has, say one a
+stateful test just created, is kept; else one made by the hooks, made again
+when a generated `DELETE` removed it); a
+new monitor waits at least the server's online window (90 s, a bound the
+server sets at its start, which the document cannot know) and a fleet
+monitor has its ratio (required for that kind only, a rule in words); a
+snooze's `until` names a time that exists; a new webhook targets a public
+address written as such (`203.0.113.10`: names do not resolve here, and the
+document's `uri` format lets through URLs that Django's validator refuses).
+
 A long poll (`GET /agent/commands/`) finds a reboot queued for its device by
 the agent account's owner, so it answers at once instead of after `wait`
 seconds (up to 60). Like a real agent, the hooks then acknowledge every
@@ -193,6 +204,84 @@ def _job_id() -> str:
     return _job
 
 
+_made = {}
+
+# The least `after_seconds` of a monitor: the test server's online window.
+ONLINE_WINDOW = 90
+# A public address (TEST-NET-3): allowed as a webhook's target, never resolved.
+PUBLIC_TARGET = "https://203.0.113.10/schemathesis"
+
+
+def _exists(path: str) -> bool:
+    response = requests.get(
+        f"{BASE}{path}",
+        headers={"Authorization": f"Token {_log_in()}"},
+        timeout=TIMEOUT,
+    )
+    return response.status_code == 200
+
+
+def _made_id(path: str, body: dict) -> str:
+    """The id of a resource of the run's account made by `POST path`, made
+    again when a generated `DELETE` removed it."""
+    if path not in _made or not _exists(f"{path}{_made[path]}/"):
+        response = requests.post(
+            f"{BASE}{path}",
+            json=body,
+            headers={"Authorization": f"Token {_log_in()}"},
+            timeout=TIMEOUT,
+        )
+        response.raise_for_status()
+        _made[path] = response.json()["id"]
+    return _made[path]
+
+
+def _monitor_id() -> str:
+    return _made_id(
+        "/monitors/",
+        {
+            "name": "schemathesis",
+            "kind": "device_offline",
+            "selector": {"all": True},
+            "after_seconds": ONLINE_WINDOW,
+        },
+    )
+
+
+def _webhook_id() -> str:
+    return _made_id("/webhooks/", {"target_url": PUBLIC_TARGET})
+
+
+def _settle_monitor(case) -> None:
+    """`after_seconds` from the online window; a fleet monitor's ratio."""
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    form = case.media_type != "application/json"
+    after = body.get("after_seconds")
+    try:
+        if after is None or int(after) < ONLINE_WINDOW:
+            body["after_seconds"] = str(ONLINE_WINDOW) if form else ONLINE_WINDOW
+    except (TypeError, ValueError):
+        body["after_seconds"] = str(ONLINE_WINDOW) if form else ONLINE_WINDOW
+    if body.get("kind") == "fleet_offline_ratio" and body.get("ratio") in (None, ""):
+        body["ratio"] = "0.5" if form else 0.5
+
+
+def _settle_time(case, field: str) -> None:
+    """A time field names a time that exists: the pattern of the API's form
+    cannot say that February has no 30th."""
+    body = case.body
+    if not isinstance(body, dict) or not isinstance(body.get(field), str):
+        return
+    if body[field] == "":
+        return
+    try:
+        datetime.datetime.strptime(body[field], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        body[field] = "2026-11-24T09:30:00"
+
+
 def _plant_secrets(case) -> None:
     operation = f"{case.method} {case.path}"
     if operation == "GET /verify-email/{key}/":
@@ -200,6 +289,12 @@ def _plant_secrets(case) -> None:
         return
     if case.path.startswith("/jobs/{id}/"):
         case.path_parameters["id"] = _job_id()
+    # An id the run's account has (one a stateful test just created) is kept.
+    for prefix, made in (("/monitors/", _monitor_id), ("/webhooks/", _webhook_id)):
+        if case.path.startswith(prefix + "{id}/"):
+            given = (case.path_parameters or {}).get("id")
+            if not (isinstance(given, str) and given and _exists(f"{prefix}{given}/")):
+                case.path_parameters["id"] = made()
     body = case.body
     if not isinstance(body, dict):
         return
@@ -281,10 +376,21 @@ def before_call(ctx, case, **kwargs):
     _drop_unwritable_multipart_names(case)
     if _is_positive(case):
         _plant_secrets(case)
-        if case.method == "POST" and case.path in ("/devices/select/", "/devices/tags/", "/jobs/"):
+        if case.method == "POST" and case.path in (
+            "/devices/select/",
+            "/devices/tags/",
+            "/jobs/",
+            "/monitors/",
+        ):
             _settle_selector(case)
         if case.method == "POST" and case.path == "/jobs/":
             _settle_start_time(case)
+        if case.method == "POST" and case.path == "/monitors/":
+            _settle_monitor(case)
+        if case.method == "POST" and case.path == "/monitors/{id}/snooze/":
+            _settle_time(case, "until")
+        if case.method == "POST" and case.path == "/webhooks/" and isinstance(case.body, dict):
+            case.body["target_url"] = PUBLIC_TARGET
         if case.method == "POST" and case.path == "/devices/tags/":
             _make_room_for_tags(case)
     if case.method == "GET" and case.path == "/agent/commands/":

@@ -29,6 +29,8 @@ pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/agent/commands/", &["get"]),
     ("/agent/commands/{id}/ack/", &["post"]),
     ("/agent/heartbeat/", &["post"]),
+    ("/alerts/", &["get"]),
+    ("/alerts/{id}/", &["get"]),
     ("/auth/", &["delete", "post"]),
     ("/auth/logout-all/", &["post"]),
     ("/change-password/", &["post"]),
@@ -48,6 +50,9 @@ pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/jobs/{id}/cancel/", &["post"]),
     ("/jobs/{id}/resume/", &["post"]),
     ("/jobs/{id}/targets/", &["get"]),
+    ("/monitors/", &["get", "post"]),
+    ("/monitors/{id}/", &["delete", "get"]),
+    ("/monitors/{id}/snooze/", &["post"]),
     ("/profile/", &["get", "patch", "put"]),
     ("/profile/install-token/", &["post"]),
     ("/register/", &["post"]),
@@ -57,6 +62,10 @@ pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/verify-email/", &["post"]),
     ("/verify-email/resend/", &["post"]),
     ("/verify-email/{key}/", &["get"]),
+    ("/webhooks/", &["get", "post"]),
+    ("/webhooks/{id}/", &["delete", "get"]),
+    ("/webhooks/{id}/deliveries/", &["get"]),
+    ("/webhooks/{id}/ping/", &["post"]),
 ];
 
 const HTTP_METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch"];

@@ -1,15 +1,16 @@
 //! The query of `GET /alerts/`: a page (`limit`, `offset`) and two filters,
-//! `monitor` (a UUID: a malformed one is 400, one the account lacks an
-//! empty page) and `state` (`open` or `resolved`). An empty filter filters
-//! nothing, as django-filter reads one.
+//! `monitor` (a hyphenated UUID in either letter case: anything else, an
+//! empty value too, is 400; one the account lacks gives an empty page) and
+//! `state` (`open` or `resolved`, else 400), as the document states them (a
+//! `uuid` and a choice).
 
 use crate::description::Parameter;
+use crate::fields::messages::INVALID_UUID;
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
 use crate::resources::jobs::PageQuery;
 use crate::resources::monitors::EXAMPLE_MONITOR_ID;
 use application::ports::{AlertFilter, Window};
 use domain::{AlertState, MonitorId};
-use serde_json::Value;
 
 /// The states of an alert, as the API writes them.
 pub(crate) const STATES: [&str; 2] = [AlertState::Open.code(), AlertState::Resolved.code()];
@@ -51,37 +52,43 @@ impl FromForm for AlertQuery {
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
         let window = PageQuery::from_form(form);
-        let monitor = if is_empty(form, &MONITOR) {
-            Ok(None)
-        } else {
-            form.optional_serial(&MONITOR)
-        };
-        let state = if is_empty(form, &STATE) {
-            Ok(None)
-        } else {
-            form.optional_choice(&STATE, AlertState::parse)
-        };
-        let monitor = monitor?.map(|id| MonitorId::from_stored(id.to_string()));
+        let monitor = read_monitor(form);
+        let state = form.optional_choice(&STATE, AlertState::parse);
         Ok(Self {
             window: window?.0,
             filter: AlertFilter {
-                monitor,
+                monitor: monitor?,
                 state: state?,
             },
         })
     }
 }
 
-/// Whether the query gives `field` empty.
-fn is_empty(form: &mut Form, field: &Field) -> bool {
-    matches!(form.raw(field), Some(Value::String(text)) if text.is_empty())
+/// `monitor`: absent, no filter; else a hyphenated UUID in either letter
+/// case (the document's `uuid` format), else 400.
+fn read_monitor(form: &mut Form) -> Result<Option<MonitorId>, Rejected> {
+    let text = match form.raw(&MONITOR) {
+        None => return Ok(None),
+        Some(serde_json::Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    };
+    let hyphenated = text.len() == 36
+        && text.char_indices().all(|(at, c)| match at {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    let id = hyphenated
+        .then(|| MonitorId::parse(&text.to_ascii_lowercase()).ok())
+        .flatten();
+    id.map(Some)
+        .ok_or_else(|| form.error(MONITOR.name, INVALID_UUID))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ApiError;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn read(query: Value) -> Result<AlertQuery, Value> {
         let mut form = Form::new(query.as_object().cloned().unwrap());
@@ -94,7 +101,7 @@ mod tests {
     }
 
     #[test]
-    fn filters_are_read_and_empty_ones_filter_nothing() {
+    fn filters_are_read_in_any_spelling_of_a_uuid() {
         let query = read(json!({})).unwrap();
         assert_eq!(query.filter, AlertFilter::default());
         assert_eq!(
@@ -112,12 +119,32 @@ mod tests {
         );
         assert_eq!(query.filter.state, Some(AlertState::Resolved));
         assert_eq!(query.window.limit, 5);
-        let query = read(json!({"monitor": "", "state": ""})).unwrap();
-        assert_eq!(query.filter, AlertFilter::default());
     }
 
     #[test]
     fn bad_filters_are_400_all_at_once() {
+        assert_eq!(
+            read(json!({"monitor": "", "state": ""})).err(),
+            Some(json!({
+                "monitor": ["Must be a valid UUID."],
+                "state": ["\"\" is not a valid choice."],
+            }))
+        );
+        let id = EXAMPLE_MONITOR_ID;
+        for spelled in [format!(" {id}"), id.replace('-', ""), format!("{{{id}}}")] {
+            assert_eq!(
+                read(json!({ "monitor": spelled })).err(),
+                Some(json!({"monitor": ["Must be a valid UUID."]})),
+                "{spelled}"
+            );
+        }
+        assert_eq!(
+            read(json!({"monitor": "x", "state": ""})).err(),
+            Some(json!({
+                "monitor": ["Must be a valid UUID."],
+                "state": ["\"\" is not a valid choice."],
+            }))
+        );
         assert_eq!(
             read(json!({"monitor": "nope", "state": "x", "offset": -1})).err(),
             Some(json!({
