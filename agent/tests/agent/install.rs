@@ -175,8 +175,10 @@ fn an_unreachable_server_fails_with_a_message() {
         "good-token",
         "--config",
         config.to_str().unwrap(),
+        // Two seconds: the first wait (0.5 to 1 s) always fits, so the
+        // retry is certain whatever the jitter.
         "--retry-for",
-        "1",
+        "2",
     ]);
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(output.status.code(), Some(1));
@@ -186,7 +188,7 @@ fn an_unreachable_server_fails_with_a_message() {
     assert!(stderr.contains("trying again"), "{stderr}");
     assert!(stderr.contains("error: "), "{stderr}");
     assert!(stderr.contains("cannot reach the server"), "{stderr}");
-    assert!(stderr.contains("--retry-for 1"), "{stderr}");
+    assert!(stderr.contains("--retry-for 2"), "{stderr}");
     assert!(!config.exists());
 }
 
