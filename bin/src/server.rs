@@ -26,8 +26,10 @@ const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(6
 const JOB_TICK: std::time::Duration = std::time::Duration::from_millis(500);
 /// How often the monitors are evaluated.
 const MONITOR_TICK: std::time::Duration = std::time::Duration::from_millis(500);
-/// How often the webhook worker looks for due deliveries.
-const WEBHOOK_LOOK: std::time::Duration = std::time::Duration::from_millis(250);
+/// How often the webhook worker looks for due deliveries: once a second,
+/// the precision of their times, so that an idle server (and a database
+/// shared by many) is not asked more often than that.
+const WEBHOOK_LOOK: std::time::Duration = std::time::Duration::from_secs(1);
 /// Webhook attempts made at once.
 const WEBHOOK_ATTEMPTS: usize = 16;
 
