@@ -28,6 +28,7 @@ mod mail_links;
 mod metrics;
 mod observe;
 mod openapi;
+mod path_pattern;
 mod refusals;
 mod resources;
 mod route;

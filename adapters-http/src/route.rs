@@ -351,9 +351,12 @@ impl Route {
         methods.join(", ")
     }
 
-    /// Whether a request path is this route's.
+    /// Whether a request path is this route's: segment by segment
+    /// ([`path_pattern`](crate::path_pattern)), or by the router's regular
+    /// expression for a pattern that needs one.
     pub fn matches(&self, path: &str) -> bool {
-        self.resource.is_match(path)
+        crate::path_pattern::matches(self.pattern, path)
+            .unwrap_or_else(|| self.resource.is_match(path))
     }
 
     /// Records the `{param}` values of the request's path in its match

@@ -3,7 +3,7 @@
 //! document alike.
 
 use crate::resources::{
-    accounts, agent, alerts, auth, devices, docs, enrolment, fleet, health, jobs, monitors,
+    accounts, agent, alerts, audit, auth, devices, docs, enrolment, fleet, health, jobs, monitors,
     password_reset, profile, verification, webhooks,
 };
 use std::sync::LazyLock;
@@ -19,6 +19,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
     let mut routes: Vec<Route> = [
         agent::routes(),
         alerts::routes(),
+        audit::routes(),
         auth::routes(),
         accounts::routes(),
         devices::routes(),

@@ -25,6 +25,9 @@ pub struct HttpState {
     pub(crate) long_polls: Arc<dyn LongPollRegistry>,
     /// The latest read of each watched fleet, shared by console streams.
     pub(crate) fleet_reads: crate::fleet_reads::FleetReads,
+    /// Whether the client's address is the last `X-Forwarded-For` entry
+    /// (`--trust-proxy`), for the audit log as for throttling.
+    trust_proxy: bool,
     /// Turns true when the server stops: open event streams end.
     stopping: tokio::sync::watch::Sender<bool>,
 }
@@ -41,6 +44,7 @@ impl HttpState {
             password_changes: None,
             long_polls: Arc::new(LongPolls::default()),
             fleet_reads: Default::default(),
+            trust_proxy: false,
             stopping: tokio::sync::watch::Sender::new(false),
         }
     }
@@ -59,6 +63,18 @@ impl HttpState {
     pub fn with_throttle(mut self, throttle: Arc<AddressThrottle>) -> Self {
         self.throttle = Some(throttle);
         self
+    }
+
+    /// Takes the client's address from `X-Forwarded-For`'s last entry, as a
+    /// reverse proxy in front of the server writes it.
+    pub fn with_trust_proxy(mut self, trust_proxy: bool) -> Self {
+        self.trust_proxy = trust_proxy;
+        self
+    }
+
+    /// The request's client address, as the audit log records it.
+    pub(crate) fn client_ip(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
+        crate::throttle::client_ip(req, self.trust_proxy)
     }
 
     /// Turns on rate limiting of password changes per account.

@@ -165,13 +165,19 @@ impl AddressThrottle {
 /// entries are whatever the client claimed). IPv6 clients count by their
 /// /64 network, which one host can fill with addresses.
 pub fn client_address(req: &HttpRequest, trust_proxy: bool) -> Option<IpAddr> {
+    Some(match client_ip(req, trust_proxy)? {
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & (u128::MAX << 64))),
+        v4 => v4,
+    })
+}
+
+/// The client's own address, taken as [`client_address`] takes it (an
+/// IPv4-mapped IPv6 address as the IPv4 address it holds), whole.
+pub fn client_ip(req: &HttpRequest, trust_proxy: bool) -> Option<IpAddr> {
     let forwarded = trust_proxy.then(|| last_forwarded_for(req)).flatten();
     let address = forwarded.or_else(|| req.peer_addr().map(|peer| peer.ip()))?;
     Some(match address {
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & (u128::MAX << 64))),
-        },
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 => v4,
     })
 }

@@ -1,3 +1,4 @@
+use crate::audit::append_one;
 use crate::keys::{end_reset_keys, insert_mailed_key};
 use crate::prepared;
 use crate::rows::{self, ACCOUNT_COLUMNS};
@@ -5,15 +6,19 @@ use crate::store::{Failure, PgStore, violates};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName};
+use domain::{Account, AccountId, AuditNote, EmailAddress, InstallToken, ProfileName};
 
 #[async_trait]
 impl AccountRepository for PgStore {
-    async fn create(&self, new: NewAccount) -> Result<Account, CreateAccountError> {
+    async fn create(
+        &self,
+        new: NewAccount,
+        audit: &AuditNote,
+    ) -> Result<Account, CreateAccountError> {
         let queues_mail = new.verification.is_some();
         let id = self
             .transaction("create account", |tx| {
-                let new = new.clone();
+                let (new, audit) = (new.clone(), audit.clone());
                 Box::pin(async move {
                     let inserted = prepared::query_one(
                         tx,
@@ -49,6 +54,7 @@ impl AccountRepository for PgStore {
                     if let Some(verification) = &new.verification {
                         insert_mailed_key(tx, id, verification).await?;
                     }
+                    append_one(tx, id, &audit).await?;
                     Ok(id)
                 })
             })
@@ -80,23 +86,43 @@ impl AccountRepository for PgStore {
         .await
     }
 
-    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError> {
-        self.run("update account name", |c| {
-            let name = name.as_str().to_owned();
+    async fn update_name(
+        &self,
+        id: AccountId,
+        name: &ProfileName,
+        audit: &AuditNote,
+    ) -> Result<Account, StoreError> {
+        self.transaction("update account name", |tx| {
+            let (name, audit) = (name.as_str().to_owned(), audit.clone());
             Box::pin(async move {
+                let before: String = prepared::query_one(
+                    tx,
+                    "SELECT name FROM accounts WHERE id = $1 FOR UPDATE",
+                    &[&id.0],
+                )
+                .await?
+                .try_get(0)?;
                 let sql = format!(
                     "UPDATE accounts SET name = $2 WHERE id = $1 RETURNING {ACCOUNT_COLUMNS}"
                 );
-                let row = prepared::query_one(c, &sql, &[&id.0, &name]).await?;
+                let row = prepared::query_one(tx, &sql, &[&id.0, &name]).await?;
+                if before != name {
+                    append_one(tx, id, &audit).await?;
+                }
                 Ok(rows::account(&row)?)
             })
         })
         .await
     }
 
-    async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError> {
+    async fn set_password(
+        &self,
+        id: AccountId,
+        password_hash: &str,
+        audit: Option<&AuditNote>,
+    ) -> Result<(), StoreError> {
         self.transaction("set password", |tx| {
-            let hash = password_hash.to_owned();
+            let (hash, audit) = (password_hash.to_owned(), audit.cloned());
             Box::pin(async move {
                 prepared::execute(
                     tx,
@@ -105,6 +131,9 @@ impl AccountRepository for PgStore {
                 )
                 .await?;
                 end_reset_keys(tx, id).await?;
+                if let Some(audit) = &audit {
+                    append_one(tx, id, audit).await?;
+                }
                 Ok(())
             })
         })
@@ -115,15 +144,17 @@ impl AccountRepository for PgStore {
         &self,
         id: AccountId,
         install_token: &InstallToken,
+        audit: &AuditNote,
     ) -> Result<Account, StoreError> {
-        self.run("replace install token", |c| {
-            let token = install_token.as_str().to_owned();
+        self.transaction("replace install token", |tx| {
+            let (token, audit) = (install_token.as_str().to_owned(), audit.clone());
             Box::pin(async move {
                 let sql = format!(
                     "UPDATE accounts SET install_token = $2 WHERE id = $1 \
                      RETURNING {ACCOUNT_COLUMNS}"
                 );
-                let row = prepared::query_one(c, &sql, &[&id.0, &token]).await?;
+                let row = prepared::query_one(tx, &sql, &[&id.0, &token]).await?;
+                append_one(tx, id, &audit).await?;
                 Ok(rows::account(&row)?)
             })
         })

@@ -6,13 +6,38 @@ use application::StoreError;
 use application::ports::{CommandListener, CommandRepository, QueuedReboot};
 use async_trait::async_trait;
 use domain::{
-    AccountId, Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp,
+    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Command, CommandId,
+    CommandOutcome, CommandRecord, CommandStatus, Origin, Serial, Timestamp,
 };
+use tokio_postgres::Row;
 
 /// The device `$1`'s commands that are due at `$2`: never acknowledged,
 /// issued after `$3`, and never handed out or last handed out at or before `$4`.
 const DUE: &str = "serial = $1 AND status IS NULL AND issued_time > $3 \
      AND (delivered_time IS NULL OR delivered_time <= $4)";
+
+/// Appends the `device.reboot` entry naming the command a person's request
+/// (`origin`) queued or joined, to the log of the device's account
+/// (`owner`; none for a device that is not there), as the transaction's last
+/// statements (docs/audit.md).
+async fn note_reboot(
+    c: &impl deadpool_postgres::GenericClient,
+    owner: Option<i64>,
+    serial: &Serial,
+    reboot: &QueuedReboot,
+    origin: Option<Origin>,
+) -> Result<(), tokio_postgres::Error> {
+    let (Some(owner), Some(origin)) = (owner, origin) else {
+        return Ok(());
+    };
+    let note = AuditNote::with_detail(
+        origin,
+        AuditAction::DeviceReboot,
+        AuditTarget::device(serial),
+        AuditDetail::Command(reboot.command.command.id.clone()),
+    );
+    crate::audit::append_one(c, AccountId(owner), &note).await
+}
 
 #[async_trait]
 impl CommandRepository for PgStore {
@@ -22,19 +47,23 @@ impl CommandRepository for PgStore {
         command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
+        origin: Option<&Origin>,
     ) -> Result<QueuedReboot, StoreError> {
         let reboot = self
             .transaction("queue reboot", |tx| {
                 let (serial, id) = (device.clone(), command_id.as_str().to_owned());
+                let origin = origin.cloned();
                 Box::pin(async move {
                     // Locking the device makes concurrent requests take turns:
                     // the second sees (and joins) the first one's command.
-                    prepared::execute(
+                    let owner = prepared::query_opt(
                         tx,
-                        "SELECT 1 FROM devices WHERE serial = $1 FOR UPDATE",
+                        "SELECT account_id FROM devices WHERE serial = $1 FOR UPDATE",
                         &[&serial.as_str()],
                     )
                     .await?;
+                    let owner = owner.as_ref().map(|row: &Row| row.try_get(0)).transpose()?;
+                    let owner: Option<i64> = owner;
                     let unfinished = format!(
                         "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands WHERE serial = $1 \
                          AND action = 'reboot' AND (status IS NULL OR status = 'received') \
@@ -47,10 +76,12 @@ impl CommandRepository for PgStore {
                     )
                     .await?;
                     if let Some(row) = found {
-                        return Ok(QueuedReboot {
+                        let reboot = QueuedReboot {
                             command: rows::command_record(&row)?,
                             queued: false,
-                        });
+                        };
+                        note_reboot(tx, owner, &serial, &reboot, origin).await?;
+                        return Ok(reboot);
                     }
                     let insert = format!(
                         "INSERT INTO device_commands (id, serial, action, issued_time) \
@@ -65,10 +96,12 @@ impl CommandRepository for PgStore {
                         &[&COMMANDS_CHANNEL, &serial.as_str()],
                     )
                     .await?;
-                    Ok(QueuedReboot {
+                    let reboot = QueuedReboot {
                         command: rows::command_record(&row)?,
                         queued: true,
-                    })
+                    };
+                    note_reboot(tx, owner, &serial, &reboot, origin).await?;
+                    Ok(reboot)
                 })
             })
             .await?;

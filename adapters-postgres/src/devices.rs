@@ -13,8 +13,8 @@ use async_trait::async_trait;
 use deadpool_postgres::Transaction;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, Port, Selector, Serial,
-    TagChange, TagCount, Timestamp,
+    AccountId, Amount, AuditNote, Device, FactsReport, Origin, Port, Selector, Serial, TagChange,
+    TagCount, Timestamp,
 };
 use enrolment::{insert_enrolled, lock_device, rekey};
 
@@ -22,6 +22,7 @@ mod enrolment;
 pub(crate) mod filter;
 mod listing;
 mod tagging;
+mod update;
 
 /// Replaces the reported ports of a device (duplicates count once).
 async fn replace_ports(
@@ -108,11 +109,12 @@ impl DeviceRepository for PgStore {
         selector: &Selector,
         online_after: Timestamp,
         change: &TagChange,
+        origin: &Origin,
     ) -> Result<Retagged, StoreError> {
         self.transaction("change tags", |tx| {
-            let (selector, change) = (selector.clone(), change.clone());
+            let (selector, change, origin) = (selector.clone(), change.clone(), origin.clone());
             Box::pin(async move {
-                Ok(tagging::retag(tx, owner, &selector, online_after, &change).await?)
+                Ok(tagging::retag(tx, owner, &selector, online_after, &change, &origin).await?)
             })
         })
         .await
@@ -150,9 +152,9 @@ impl DeviceRepository for PgStore {
         .await
     }
 
-    async fn create(&self, device: &Device) -> Result<(), CreateDeviceError> {
+    async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError> {
         self.transaction("create device", |tx| {
-            let d = device.clone();
+            let (d, audit) = (device.clone(), audit.clone());
             Box::pin(async move {
                 let inserted = prepared::execute(
                     tx,
@@ -184,7 +186,11 @@ impl DeviceRepository for PgStore {
                         Err(Failure::Outcome(CreateDeviceError::DuplicateSerial))
                     }
                     Err(e) => Err(Failure::Sql(e)),
-                    Ok(_) => Ok(tagging::replace(tx, d.owner, &d.serial, &d.tags).await?),
+                    Ok(_) => {
+                        tagging::replace(tx, d.owner, &d.serial, &d.tags).await?;
+                        crate::audit::append_one(tx, d.owner, &audit).await?;
+                        Ok(())
+                    }
                 }
             })
         })
@@ -196,44 +202,24 @@ impl DeviceRepository for PgStore {
         owner: AccountId,
         serial: &Serial,
         changes: &DeviceChanges,
+        origin: &Origin,
     ) -> Result<Option<Device>, StoreError> {
         self.transaction("update device", |tx| {
-            let (serial, changes) = (serial.clone(), changes.clone());
-            Box::pin(async move {
-                // The row is locked first, as a bulk change of tags does.
-                let sql = format!(
-                    "UPDATE devices SET name = COALESCE($3, name), \
-                     description = COALESCE($4, description) \
-                     WHERE serial = $1 AND account_id = $2 RETURNING {DEVICE_COLUMNS}"
-                );
-                let row = prepared::query_opt(
-                    tx,
-                    &sql,
-                    &[
-                        &serial.as_str(),
-                        &owner.0,
-                        &changes.name.as_ref().map(DeviceName::as_str),
-                        &changes.description.as_ref().map(DeviceDescription::as_str),
-                    ],
-                )
-                .await?;
-                let Some(mut device) = row.as_ref().map(rows::device).transpose()? else {
-                    return Ok(None);
-                };
-                if let Some(tags) = changes.tags {
-                    tagging::replace(tx, owner, &serial, &tags).await?;
-                    device.tags = tags;
-                }
-                Ok(Some(device))
-            })
+            let (serial, changes, origin) = (serial.clone(), changes.clone(), origin.clone());
+            Box::pin(async move { update::update(tx, owner, &serial, &changes, &origin).await })
         })
         .await
     }
 
-    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
+    async fn delete(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
         let deleted = self
             .transaction("delete device", |tx| {
-                let serial = serial.clone();
+                let (serial, audit) = (serial.clone(), audit.clone());
                 Box::pin(async move {
                     if !keep_ended_targets(tx, owner, &serial).await? {
                         return Ok(false);
@@ -252,6 +238,7 @@ impl DeviceRepository for PgStore {
                             &[&COMMANDS_CHANNEL, &serial.as_str()],
                         )
                         .await?;
+                        crate::audit::append_one(tx, owner, &audit).await?;
                     }
                     Ok(deleted > 0)
                 })
@@ -293,21 +280,23 @@ impl DeviceRepository for PgStore {
         .await
     }
 
-    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError> {
+    async fn enroll(&self, enrolment: &Enrolment, audit: &AuditNote) -> Result<Device, EnrolError> {
         self.transaction("enrol device", |tx| {
-            let e = enrolment.clone();
+            let (e, audit) = (enrolment.clone(), audit.clone());
             Box::pin(async move {
-                if let Some(existing) = lock_device(tx, &e.serial).await? {
-                    return rekey(tx, &existing, &e).await;
-                }
-                if let Some(created) = insert_enrolled(tx, &e).await? {
-                    return Ok(created);
-                }
-                // Another enrolment of this serial committed meanwhile.
-                let existing = lock_device(tx, &e.serial).await?.ok_or_else(|| {
-                    Failure::Store(StoreError::message("an enrolled device vanished"))
-                })?;
-                rekey(tx, &existing, &e).await
+                let device = if let Some(existing) = lock_device(tx, &e.serial).await? {
+                    rekey(tx, &existing, &e).await?
+                } else if let Some(created) = insert_enrolled(tx, &e).await? {
+                    created
+                } else {
+                    // Another enrolment of this serial committed meanwhile.
+                    let existing = lock_device(tx, &e.serial).await?.ok_or_else(|| {
+                        Failure::Store(StoreError::message("an enrolled device vanished"))
+                    })?;
+                    rekey(tx, &existing, &e).await?
+                };
+                crate::audit::append_one(tx, e.owner, &audit).await?;
+                Ok(device)
             })
         })
         .await

@@ -7,11 +7,11 @@
 use crate::store::{BULK_WORK_TIMEOUT, PgStore};
 use application::StoreError;
 use application::ports::{
-    ActiveJob, EventRecord, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement,
+    ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, SettlementNotices,
     TargetPage, Window,
 };
 use async_trait::async_trait;
-use domain::{AccountId, CommandId, JobId, Serial, Timestamp};
+use domain::{AccountId, AuditNote, CommandId, JobId, Serial, Timestamp};
 
 mod changes;
 mod reads;
@@ -20,10 +20,19 @@ mod steps;
 
 #[async_trait]
 impl JobRepository for PgStore {
-    async fn create_job(&self, job: &NewJob, online_after: Timestamp) -> Result<(), StoreError> {
+    async fn create_job(
+        &self,
+        job: &NewJob,
+        online_after: Timestamp,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
         self.transaction_within("create a job", BULK_WORK_TIMEOUT, |tx| {
-            let job = job.clone();
-            Box::pin(async move { Ok(changes::create(tx, &job, online_after).await?) })
+            let (job, audit) = (job.clone(), audit.clone());
+            Box::pin(async move {
+                changes::create(tx, &job, online_after).await?;
+                crate::audit::append_one(tx, job.owner, &audit).await?;
+                Ok(())
+            })
         })
         .await
     }
@@ -91,20 +100,19 @@ impl JobRepository for PgStore {
         Ok(true)
     }
 
-    async fn settle_wave<'a>(
+    async fn settle_wave(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
-        event: Option<&'a EventRecord>,
+        notices: &SettlementNotices,
     ) -> Result<bool, StoreError> {
         self.transaction_within("settle a wave", BULK_WORK_TIMEOUT, |tx| {
-            let (id, event) = (id.clone(), event.cloned());
+            let (id, notices) = (id.clone(), notices.clone());
             Box::pin(async move {
-                steps::settle_wave(tx, &id, wave, settlement, now, lapse_before, event.as_ref())
-                    .await
+                steps::settle_wave(tx, &id, wave, settlement, now, lapse_before, &notices).await
             })
         })
         .await
@@ -115,10 +123,17 @@ impl JobRepository for PgStore {
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError> {
         self.transaction_within("cancel a job", BULK_WORK_TIMEOUT, |tx| {
-            let id = id.clone();
-            Box::pin(async move { Ok(changes::cancel(tx, owner, &id, now).await?) })
+            let (id, audit) = (id.clone(), audit.clone());
+            Box::pin(async move {
+                let change = changes::cancel(tx, owner, &id, now).await?;
+                if change == JobChange::Changed {
+                    crate::audit::append_one(tx, owner, &audit).await?;
+                }
+                Ok(change)
+            })
         })
         .await
     }
@@ -128,10 +143,17 @@ impl JobRepository for PgStore {
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError> {
         self.transaction_within("resume a job", BULK_WORK_TIMEOUT, |tx| {
-            let id = id.clone();
-            Box::pin(async move { Ok(changes::resume(tx, owner, &id, now).await?) })
+            let (id, audit) = (id.clone(), audit.clone());
+            Box::pin(async move {
+                let change = changes::resume(tx, owner, &id, now).await?;
+                if change == JobChange::Changed {
+                    crate::audit::append_one(tx, owner, &audit).await?;
+                }
+                Ok(change)
+            })
         })
         .await
     }

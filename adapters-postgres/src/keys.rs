@@ -10,7 +10,7 @@ use application::ports::{
 use async_trait::async_trait;
 use deadpool_postgres::{GenericClient, Transaction};
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, Timestamp};
+use domain::{Account, AccountId, AuditNote, Timestamp};
 
 fn purpose_code(purpose: KeyPurpose) -> &'static str {
     match purpose {
@@ -158,9 +158,10 @@ impl EmailKeyRepository for PgStore {
         &self,
         key: &SecretHash,
         reset: &CompletedReset,
+        audit: &AuditNote,
     ) -> Result<bool, StoreError> {
         self.transaction("reset password", |tx| {
-            let (key, reset) = (key.clone(), reset.clone());
+            let (key, reset, audit) = (key.clone(), reset.clone(), audit.clone());
             let now = reset.now;
             Box::pin(async move {
                 let Some(account) = reset_key_account(tx, &key, now).await? else {
@@ -195,6 +196,7 @@ impl EmailKeyRepository for PgStore {
                     &[&account.id.0],
                 )
                 .await?;
+                crate::audit::append_one(tx, account.id, &audit).await?;
                 Ok(true)
             })
         })

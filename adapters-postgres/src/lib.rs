@@ -11,6 +11,7 @@
 //! start.
 
 mod accounts;
+mod audit;
 mod commands;
 mod console_sessions;
 mod devices;

@@ -15,7 +15,7 @@ use application::ports::{
 };
 use async_trait::async_trait;
 use chrono::Duration;
-use domain::{AccountId, AlertId, MonitorId, Timestamp};
+use domain::{AccountId, AlertId, AuditNote, MonitorId, Timestamp};
 
 mod mail;
 mod owned;
@@ -25,10 +25,18 @@ mod watch;
 
 #[async_trait]
 impl MonitorRepository for PgStore {
-    async fn create_monitor(&self, monitor: &NewMonitor) -> Result<(), StoreError> {
-        self.run("create a monitor", |c| {
-            let monitor = monitor.clone();
-            Box::pin(async move { owned::create(c, &monitor).await })
+    async fn create_monitor(
+        &self,
+        monitor: &NewMonitor,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
+        self.transaction("create a monitor", |tx| {
+            let (monitor, audit) = (monitor.clone(), audit.clone());
+            Box::pin(async move {
+                owned::create(tx, &monitor).await?;
+                crate::audit::append_one(tx, monitor.owner, &audit).await?;
+                Ok(())
+            })
         })
         .await
     }
@@ -56,10 +64,21 @@ impl MonitorRepository for PgStore {
         .await
     }
 
-    async fn delete_monitor(&self, owner: AccountId, id: &MonitorId) -> Result<bool, StoreError> {
-        self.run("delete a monitor", |c| {
-            let id = id.clone();
-            Box::pin(async move { owned::delete(c, owner, &id).await })
+    async fn delete_monitor(
+        &self,
+        owner: AccountId,
+        id: &MonitorId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
+        self.transaction("delete a monitor", |tx| {
+            let (id, audit) = (id.clone(), audit.clone());
+            Box::pin(async move {
+                let deleted = owned::delete(tx, owner, &id).await?;
+                if deleted {
+                    crate::audit::append_one(tx, owner, &audit).await?;
+                }
+                Ok(deleted)
+            })
         })
         .await
     }
@@ -69,10 +88,17 @@ impl MonitorRepository for PgStore {
         owner: AccountId,
         id: &MonitorId,
         until: Option<Timestamp>,
+        audit: &AuditNote,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        self.run("snooze a monitor", |c| {
-            let id = id.clone();
-            Box::pin(async move { owned::snooze(c, owner, &id, until).await })
+        self.transaction("snooze a monitor", |tx| {
+            let (id, audit) = (id.clone(), audit.clone());
+            Box::pin(async move {
+                let snoozed = owned::snooze(tx, owner, &id, until).await?;
+                if snoozed.is_some() {
+                    crate::audit::append_one(tx, owner, &audit).await?;
+                }
+                Ok(snoozed)
+            })
         })
         .await
     }

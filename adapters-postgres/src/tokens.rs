@@ -1,3 +1,4 @@
+use crate::audit::append_one;
 use crate::prepared;
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::PgStore;
@@ -5,7 +6,7 @@ use application::StoreError;
 use application::ports::TokenRepository;
 use async_trait::async_trait;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, Timestamp};
+use domain::{Account, AccountId, AuditNote, Timestamp};
 
 #[async_trait]
 impl TokenRepository for PgStore {
@@ -14,17 +15,21 @@ impl TokenRepository for PgStore {
         account: AccountId,
         token: &SecretHash,
         created: Timestamp,
+        audit: Option<&AuditNote>,
     ) -> Result<(), StoreError> {
-        self.run("issue token", |c| {
-            let token = token.clone();
+        self.transaction("issue token", |tx| {
+            let (token, audit) = (token.clone(), audit.cloned());
             Box::pin(async move {
                 prepared::execute(
-                    c,
+                    tx,
                     "INSERT INTO api_tokens (token_hash, account_id, created_time) \
                      VALUES ($1, $2, $3)",
                     &[&token.as_str(), &account.0, &rows::at(created)],
                 )
                 .await?;
+                if let Some(audit) = &audit {
+                    append_one(tx, account, audit).await?;
+                }
                 Ok(())
             })
         })
@@ -46,31 +51,47 @@ impl TokenRepository for PgStore {
         .await
     }
 
-    async fn revoke_all(&self, account: AccountId) -> Result<(), StoreError> {
-        self.run("revoke every token", |c| {
+    async fn revoke_all(
+        &self,
+        account: AccountId,
+        audit: Option<&AuditNote>,
+    ) -> Result<(), StoreError> {
+        self.transaction("revoke every token", |tx| {
+            let audit = audit.cloned();
             Box::pin(async move {
                 prepared::execute(
-                    c,
+                    tx,
                     "DELETE FROM api_tokens WHERE account_id = $1",
                     &[&account.0],
                 )
                 .await?;
+                if let Some(audit) = &audit {
+                    append_one(tx, account, audit).await?;
+                }
                 Ok(())
             })
         })
         .await
     }
 
-    async fn revoke(&self, token: &SecretHash) -> Result<(), StoreError> {
-        self.run("revoke token", |c| {
-            let token = token.clone();
+    async fn revoke(
+        &self,
+        token: &SecretHash,
+        audit: Option<&AuditNote>,
+    ) -> Result<(), StoreError> {
+        self.transaction("revoke token", |tx| {
+            let (token, audit) = (token.clone(), audit.cloned());
             Box::pin(async move {
-                prepared::execute(
-                    c,
-                    "DELETE FROM api_tokens WHERE token_hash = $1",
+                let deleted = prepared::query_opt(
+                    tx,
+                    "DELETE FROM api_tokens WHERE token_hash = $1 RETURNING account_id",
                     &[&token.as_str()],
                 )
                 .await?;
+                // Only a token that was there, to its own account's log.
+                if let (Some(row), Some(audit)) = (deleted, &audit) {
+                    append_one(tx, AccountId(row.try_get(0)?), audit).await?;
+                }
                 Ok(())
             })
         })

@@ -11,7 +11,7 @@ use application::ports::{
     WebhookRepository, Window,
 };
 use async_trait::async_trait;
-use domain::{AccountId, DeliveryId, Timestamp, WebhookId};
+use domain::{AccountId, AuditNote, DeliveryId, Timestamp, WebhookId};
 
 mod claims;
 mod owned;
@@ -22,10 +22,18 @@ pub(crate) use queue::{queue_event, queue_events};
 
 #[async_trait]
 impl WebhookRepository for PgStore {
-    async fn create_webhook(&self, webhook: &NewWebhook) -> Result<(), StoreError> {
-        self.run("create a webhook", |c| {
-            let webhook = webhook.clone();
-            Box::pin(async move { owned::create(c, &webhook).await })
+    async fn create_webhook(
+        &self,
+        webhook: &NewWebhook,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
+        self.transaction("create a webhook", |tx| {
+            let (webhook, audit) = (webhook.clone(), audit.clone());
+            Box::pin(async move {
+                owned::create(tx, &webhook).await?;
+                crate::audit::append_one(tx, webhook.owner, &audit).await?;
+                Ok(())
+            })
         })
         .await
     }
@@ -53,10 +61,21 @@ impl WebhookRepository for PgStore {
         .await
     }
 
-    async fn delete_webhook(&self, owner: AccountId, id: &WebhookId) -> Result<bool, StoreError> {
-        self.run("delete a webhook", |c| {
-            let id = id.clone();
-            Box::pin(async move { owned::delete(c, owner, &id).await })
+    async fn delete_webhook(
+        &self,
+        owner: AccountId,
+        id: &WebhookId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
+        self.transaction("delete a webhook", |tx| {
+            let (id, audit) = (id.clone(), audit.clone());
+            Box::pin(async move {
+                let deleted = owned::delete(tx, owner, &id).await?;
+                if deleted {
+                    crate::audit::append_one(tx, owner, &audit).await?;
+                }
+                Ok(deleted)
+            })
         })
         .await
     }

@@ -7,16 +7,18 @@
 
 use adapters_postgres::PgStore;
 use application::ports::{
-    AccountRepository, CommandRepository, JobRepository, NewJob, Settlement, TargetRecord, Window,
+    AccountRepository, CommandRepository, JobRepository, NewJob, Settlement, SettlementNotices,
+    TargetRecord, Window,
 };
 use domain::{
-    AccountId, Action, CommandId, CommandRecord, CommandStatus, HaltFailureRatio, JobId,
-    JobSettings, JobStatus, Selector, Serial, TargetStatus, Timestamp, WaveInterval, WaveSize,
+    AccountId, Action, AuditAction, CommandId, CommandRecord, CommandStatus, HaltFailureRatio,
+    JobId, JobSettings, JobStatus, Selector, Serial, TargetStatus, Timestamp, WaveInterval,
+    WaveSize,
 };
 use std::time::Duration;
 use store_contract::{
-    RACERS, create_devices, done, fleet_device, fleet_serial, lapse, minutes, new_account,
-    online_after, race, t0,
+    RACERS, create_devices, done, fleet_device, fleet_serial, lapse, minutes, new_account, noted,
+    online_after, origin, race, t0,
 };
 
 /// Devices in the fleet of these tests.
@@ -35,9 +37,13 @@ async fn two_instances() -> (PgStore, PgStore, AccountId, scratch_postgres::Test
     let a = PgStore::connect(database.url()).await.unwrap();
     a.migrate().await.unwrap();
     let b = PgStore::connect(database.url()).await.unwrap();
-    let ann = AccountRepository::create(&a, new_account("ann@example.com", None))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &a,
+        new_account("ann@example.com", None),
+        &noted(AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let fleet: Vec<_> = (0..FLEET)
         .map(|n| fleet_device(ann.id, n, "kiosk", "", &[], None, i64::from(n)))
         .collect();
@@ -142,7 +148,9 @@ async fn racing_begins_start_a_scheduled_job_once() {
     let (a, b, ann, _database) = two_instances().await;
     for round in 1..=ROUNDS {
         let scheduled = job(ann, round, JobStatus::Scheduled, t0(), 10);
-        a.create_job(&scheduled, online_after()).await.unwrap();
+        a.create_job(&scheduled, online_after(), &noted(AuditAction::JobCreate))
+            .await
+            .unwrap();
         let id = scheduled.id.clone();
         let begun = race(RACERS, |i| {
             let (store, id) = (instance(&a, &b, i), id.clone());
@@ -178,7 +186,9 @@ async fn racing_wave_starts_give_every_device_exactly_one_command() {
     for round in 1..=ROUNDS {
         let now = t0() + minutes(i64::from(round) * 20);
         let running = job(ann, round, JobStatus::Running, now, u32::from(FLEET));
-        a.create_job(&running, online_after()).await.unwrap();
+        a.create_job(&running, online_after(), &noted(AuditAction::JobCreate))
+            .await
+            .unwrap();
         let id = running.id.clone();
         let started = race(RACERS, |i| {
             let (store, id) = (instance(&a, &b, i), id.clone());
@@ -222,7 +232,9 @@ async fn racing_settlements_settle_a_wave_once() {
         let now = t0() + minutes(i64::from(round) * 20);
         // Two waves: the first settles to a halt or to the next wave.
         let running = job(ann, round, JobStatus::Running, now, u32::from(FLEET / 2));
-        a.create_job(&running, online_after()).await.unwrap();
+        a.create_job(&running, online_after(), &noted(AuditAction::JobCreate))
+            .await
+            .unwrap();
         let id = running.id.clone();
         assert!(
             a.start_wave(&id, 1, &offered(round, 0), now, now - lapse())
@@ -244,8 +256,9 @@ async fn racing_settlements_settle_a_wave_once() {
                 Settlement::NextWaveAt(next)
             };
             async move {
+                let notices = SettlementNotices::default();
                 let taken = store
-                    .settle_wave(&id, 1, settlement, now, now - lapse(), None)
+                    .settle_wave(&id, 1, settlement, now, now - lapse(), &notices)
                     .await
                     .unwrap();
                 (taken, settlement)
@@ -304,7 +317,9 @@ async fn a_wave_racing_reboot_requests_gives_no_device_two_reboots() {
     for round in 1..=ROUNDS {
         let now = t0() + minutes(i64::from(round) * 20);
         let running = job(ann, round, JobStatus::Running, now, u32::from(FLEET));
-        a.create_job(&running, online_after()).await.unwrap();
+        a.create_job(&running, online_after(), &noted(AuditAction::JobCreate))
+            .await
+            .unwrap();
         let id = running.id.clone();
         // A poll of a device no request names waits on the other instance.
         let mut poll = b.listen(&fleet[usize::from(FLEET) / 2]);
@@ -334,7 +349,7 @@ async fn a_wave_racing_reboot_requests_gives_no_device_two_reboots() {
                         round, racer, label, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
                     ]);
                     let queued = b
-                        .queue_reboot(serial, &command, now, now - lapse())
+                        .queue_reboot(serial, &command, now, now - lapse(), Some(&origin()))
                         .await
                         .unwrap();
                     requested.push((

@@ -29,7 +29,7 @@ struct Setup {
     through: PgStore,
     direct: PgStore,
     proxy: TcpProxy,
-    _database: scratch_postgres::TestDatabase,
+    database: scratch_postgres::TestDatabase,
 }
 
 async fn setup() -> Setup {
@@ -46,7 +46,7 @@ async fn setup() -> Setup {
         through,
         direct,
         proxy,
-        _database: database,
+        database,
     }
 }
 
@@ -223,4 +223,61 @@ async fn several_operations_in_a_row_on_a_silent_database_still_end_within_5_s()
 
     setup.proxy.restore();
     works_again(&setup.through, "after the blackhole").await;
+}
+
+/// A write held up for 4 s (longer than a unit's usual time limit) by a
+/// lock that other work holds on the table it needs, while reads through
+/// the same store are answered all along (`reads`) or nothing else runs:
+/// either way the database answers, so the write waits and succeeds.
+async fn a_write_held_up_by_a_lock(reads: bool) {
+    let setup = setup().await;
+    let (locker, connection) = tokio_postgres::connect(setup.database.url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    locker
+        .batch_execute("BEGIN; LOCK TABLE email_keys IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    let write = {
+        let store = setup.through.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let outcome = store
+                .verify_email(&SecretHash::of("no such key"), chrono::Utc::now())
+                .await;
+            (outcome, started.elapsed())
+        })
+    };
+    let held = Duration::from_secs(4);
+    let started = Instant::now();
+    while started.elapsed() < held {
+        if reads {
+            setup.through.list_for(AccountId(1)).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    locker.batch_execute("COMMIT").await.unwrap();
+    let (outcome, took) = timeout(LONG, write).await.unwrap().unwrap();
+    let verified = outcome.unwrap_or_else(|error| panic!("the write, after {took:?}: {error:?}"));
+    assert!(!verified, "no such key was verified");
+    assert!(took >= held, "the write ended before the lock was let go");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
+)]
+async fn work_held_up_while_the_database_answers_others_waits_instead_of_failing() {
+    a_write_held_up_by_a_lock(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
+)]
+async fn work_held_up_alone_waits_once_the_database_answers_a_probe() {
+    a_write_held_up_by_a_lock(false).await;
 }

@@ -4,9 +4,9 @@
 
 use adapters_postgres::PgStore;
 use application::ports::{AccountRepository, DeviceRepository, Retagged};
-use domain::{Criteria, Selector, TagChange};
+use domain::{AuditAction, Criteria, Selector, TagChange};
 use store_contract::{
-    RACERS, create_devices, fleet_device, new_account, online_after, race, tag, tags,
+    RACERS, create_devices, fleet_device, new_account, noted, online_after, origin, race, tag, tags,
 };
 
 /// A fresh, migrated store on a database of its own (dropped with it).
@@ -26,9 +26,13 @@ async fn postgres() -> (PgStore, scratch_postgres::TestDatabase) {
 )]
 async fn racing_retags_each_select_after_the_one_before() {
     let (store, _database) = postgres().await;
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("ann@example.com", None),
+        &noted(AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let fleet: Vec<_> = (0..30)
         .map(|n| fleet_device(ann.id, n, "kiosk", "", &["new"], None, 0))
         .collect();
@@ -47,7 +51,7 @@ async fn racing_retags_each_select_after_the_one_before() {
                 add: vec![tag(&format!("batch-{i}"))],
             };
             store
-                .retag(ann.id, &new, online_after(), &change)
+                .retag(ann.id, &new, online_after(), &change, &origin())
                 .await
                 .unwrap()
         }

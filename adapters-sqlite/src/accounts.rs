@@ -1,17 +1,23 @@
+use crate::audit::append_one;
 use crate::keys::{end_reset_keys, insert_mailed_key};
 use crate::rows::{self, ACCOUNT_COLUMNS};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{AccountRepository, CreateAccountError, NewAccount};
 use async_trait::async_trait;
-use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName};
+use domain::{Account, AccountId, AuditNote, EmailAddress, InstallToken, ProfileName};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 #[async_trait]
 impl AccountRepository for SqliteStore {
-    async fn create(&self, new: NewAccount) -> Result<Account, CreateAccountError> {
+    async fn create(
+        &self,
+        new: NewAccount,
+        audit: &AuditNote,
+    ) -> Result<Account, CreateAccountError> {
         let queues_mail = new.verification.is_some();
-        let account = self.run_mapped("create account", move |conn| {
+        let audit = audit.clone();
+        let account = self.write_mapped("create account", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = tx.execute(
                 "INSERT INTO accounts (email, email_key, name, password_hash, email_verified, \
@@ -42,6 +48,7 @@ impl AccountRepository for SqliteStore {
             if let Some(verification) = &new.verification {
                 insert_mailed_key(&tx, id, verification)?;
             }
+            append_one(&tx, id, &audit)?;
             tx.commit()?;
             Ok(Account {
                 id,
@@ -72,26 +79,49 @@ impl AccountRepository for SqliteStore {
         .await
     }
 
-    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError> {
-        let name = name.as_str().to_owned();
-        self.run("update account name", move |conn| {
-            conn.prepare_cached(&format!(
-                "UPDATE accounts SET name = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"
-            ))?
-            .query_row(params![id.0, name], rows::account)
+    async fn update_name(
+        &self,
+        id: AccountId,
+        name: &ProfileName,
+        audit: &AuditNote,
+    ) -> Result<Account, StoreError> {
+        let (name, audit) = (name.as_str().to_owned(), audit.clone());
+        self.write("update account name", move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let before: String = tx
+                .prepare_cached("SELECT name FROM accounts WHERE id = ?1")?
+                .query_row([id.0], |row| row.get(0))?;
+            let account = tx
+                .prepare_cached(&format!(
+                    "UPDATE accounts SET name = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"
+                ))?
+                .query_row(params![id.0, name], rows::account)?;
+            if before != name {
+                append_one(&tx, id, &audit)?;
+            }
+            tx.commit()?;
+            Ok(account)
         })
         .await
     }
 
-    async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError> {
-        let hash = password_hash.to_owned();
-        self.run("set password", move |conn| {
+    async fn set_password(
+        &self,
+        id: AccountId,
+        password_hash: &str,
+        audit: Option<&AuditNote>,
+    ) -> Result<(), StoreError> {
+        let (hash, audit) = (password_hash.to_owned(), audit.cloned());
+        self.write("set password", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
                 "UPDATE accounts SET password_hash = ?2 WHERE id = ?1",
                 params![id.0, hash],
             )?;
             end_reset_keys(&tx, id)?;
+            if let Some(audit) = &audit {
+                append_one(&tx, id, audit)?;
+            }
             tx.commit()
         })
         .await
@@ -101,13 +131,20 @@ impl AccountRepository for SqliteStore {
         &self,
         id: AccountId,
         install_token: &InstallToken,
+        audit: &AuditNote,
     ) -> Result<Account, StoreError> {
-        let token = install_token.as_str().to_owned();
-        self.run("replace install token", move |conn| {
-            conn.prepare_cached(&format!(
-                "UPDATE accounts SET install_token = ?2 WHERE id = ?1 RETURNING {ACCOUNT_COLUMNS}"
-            ))?
-            .query_row(params![id.0, token], rows::account)
+        let (token, audit) = (install_token.as_str().to_owned(), audit.clone());
+        self.write("replace install token", move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let account = tx
+                .prepare_cached(&format!(
+                    "UPDATE accounts SET install_token = ?2 WHERE id = ?1 \
+                     RETURNING {ACCOUNT_COLUMNS}"
+                ))?
+                .query_row(params![id.0, token], rows::account)?;
+            append_one(&tx, id, &audit)?;
+            tx.commit()?;
+            Ok(account)
         })
         .await
     }

@@ -4,7 +4,8 @@ use application::StoreError;
 use application::ports::{CommandListener, CommandRepository, QueuedReboot};
 use async_trait::async_trait;
 use domain::{
-    AccountId, Command, CommandId, CommandOutcome, CommandRecord, CommandStatus, Serial, Timestamp,
+    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Command, CommandId,
+    CommandOutcome, CommandRecord, CommandStatus, Origin, Serial, Timestamp,
 };
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
@@ -12,6 +13,30 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 /// issued after `?3`, and never handed out or last handed out at or before `?4`.
 const DUE: &str = "serial = ?1 AND status IS NULL AND issued_time > ?3 \
      AND (delivered_time IS NULL OR delivered_time <= ?4)";
+
+/// Appends the `device.reboot` entry naming the command a person's request
+/// queued or joined, to the log of the device's account (docs/audit.md).
+fn note_reboot(
+    conn: &rusqlite::Connection,
+    serial: &Serial,
+    reboot: &QueuedReboot,
+    origin: Origin,
+) -> rusqlite::Result<()> {
+    let owner: Option<i64> = conn
+        .prepare_cached("SELECT account_id FROM devices WHERE serial = ?1")?
+        .query_row([serial.as_str()], |row| row.get(0))
+        .optional()?;
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    let note = AuditNote::with_detail(
+        origin,
+        AuditAction::DeviceReboot,
+        AuditTarget::device(serial),
+        AuditDetail::Command(reboot.command.command.id.clone()),
+    );
+    crate::audit::append_one(conn, AccountId(owner), &note)
+}
 
 #[async_trait]
 impl CommandRepository for SqliteStore {
@@ -21,10 +46,12 @@ impl CommandRepository for SqliteStore {
         command_id: &CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
+        origin: Option<&Origin>,
     ) -> Result<QueuedReboot, StoreError> {
         let (serial, id) = (device.clone(), command_id.as_str().to_owned());
+        let origin = origin.cloned();
         let reboot = self
-            .run("queue reboot", move |conn| {
+            .write("queue reboot", move |conn| {
                 // IMMEDIATE: the check and the insert see no concurrent writer in between.
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let unfinished = tx
@@ -60,6 +87,9 @@ impl CommandRepository for SqliteStore {
                         queued: true,
                     },
                 };
+                if let Some(origin) = origin {
+                    note_reboot(&tx, &serial, &reboot, origin)?;
+                }
                 tx.commit()?;
                 Ok(reboot)
             })
@@ -208,7 +238,7 @@ impl CommandRepository for SqliteStore {
 
     async fn purge_commands(&self, issued_before: Timestamp) -> Result<(), StoreError> {
         let before = rows::to_secs(issued_before);
-        self.run("purge old commands", move |conn| {
+        self.write("purge old commands", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             // The job targets read through them keep how they ended.
             crate::jobs::before_commands_purged(&tx, before)?;

@@ -1,7 +1,13 @@
 //! The device port on SQLite.
 
+mod heartbeats;
 mod selection;
 mod tags;
+mod update;
+
+use heartbeats::Heartbeat;
+pub(crate) use heartbeats::HeartbeatWriter;
+use tokio::sync::oneshot;
 
 pub(crate) use selection::{Filter, json_array, register_functions};
 
@@ -15,8 +21,8 @@ use application::ports::{
 use async_trait::async_trait;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Amount, Device, DeviceDescription, DeviceName, FactsReport, MachineType, Port,
-    Selector, Serial, TagChange, TagCount, Timestamp,
+    AccountId, Amount, AuditNote, Device, FactsReport, MachineType, Origin, Port, Selector, Serial,
+    TagChange, TagCount, Timestamp,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -101,7 +107,7 @@ fn replace_ports(conn: &Connection, serial: &Serial, ports: &[Port]) -> rusqlite
 impl DeviceRepository for SqliteStore {
     async fn query(&self, owner: AccountId, query: &DeviceQuery) -> Result<DevicePage, StoreError> {
         let query = query.clone();
-        self.run("query devices", move |conn| {
+        self.read("query devices", move |conn| {
             selection::query(conn, owner, &query)
         })
         .await
@@ -118,16 +124,17 @@ impl DeviceRepository for SqliteStore {
         selector: &Selector,
         online_after: Timestamp,
         change: &TagChange,
+        origin: &Origin,
     ) -> Result<Retagged, StoreError> {
-        let (selector, change) = (selector.clone(), change.clone());
-        self.run("change tags", move |conn| {
-            tags::retag(conn, owner, &selector, online_after, &change)
+        let (selector, change, origin) = (selector.clone(), change.clone(), origin.clone());
+        self.write("change tags", move |conn| {
+            tags::retag(conn, owner, &selector, online_after, &change, &origin)
         })
         .await
     }
 
     async fn list_for(&self, owner: AccountId) -> Result<Vec<Device>, StoreError> {
-        self.run("list devices", move |conn| {
+        self.read("list devices", move |conn| {
             conn.prepare_cached(&format!(
                 "SELECT {DEVICE_COLUMNS} FROM devices WHERE account_id = ?1 ORDER BY created_time, serial"
             ))?
@@ -143,7 +150,7 @@ impl DeviceRepository for SqliteStore {
         serial: &Serial,
     ) -> Result<Option<Device>, StoreError> {
         let serial = serial.clone();
-        self.run("find device", move |conn| {
+        self.read("find device", move |conn| {
             conn.prepare_cached(&format!(
                 "SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = ?1 AND account_id = ?2"
             ))?
@@ -153,9 +160,9 @@ impl DeviceRepository for SqliteStore {
         .await
     }
 
-    async fn create(&self, device: &Device) -> Result<(), CreateDeviceError> {
-        let d = device.clone();
-        self.run_mapped("create device", move |conn| {
+    async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError> {
+        let (d, audit) = (device.clone(), audit.clone());
+        self.write_mapped("create device", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let inserted = tx.execute(
                 &format!(
@@ -187,6 +194,7 @@ impl DeviceRepository for SqliteStore {
                 other => other?,
             };
             tags::replace(&tx, d.owner, &d.serial, &d.tags)?;
+            crate::audit::append_one(&tx, d.owner, &audit)?;
             tx.commit().map_err(Failure::Sql)
         })
         .await
@@ -197,37 +205,24 @@ impl DeviceRepository for SqliteStore {
         owner: AccountId,
         serial: &Serial,
         changes: &DeviceChanges,
+        origin: &Origin,
     ) -> Result<Option<Device>, StoreError> {
-        let (serial, changes) = (serial.clone(), changes.clone());
-        self.run("update device", move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let updated = tx.execute(
-                "UPDATE devices SET name = COALESCE(?3, name), description = COALESCE(?4, description) \
-                 WHERE serial = ?1 AND account_id = ?2",
-                params![
-                    serial.as_str(),
-                    owner.0,
-                    changes.name.as_ref().map(DeviceName::as_str),
-                    changes.description.as_ref().map(DeviceDescription::as_str)
-                ],
-            )?;
-            if updated == 0 {
-                return Ok(None);
-            }
-            if let Some(tags) = &changes.tags {
-                tags::replace(&tx, owner, &serial, tags)?;
-            }
-            let device = device_by_serial(&tx, &serial)?;
-            tx.commit()?;
-            Ok(device)
+        let (serial, changes, origin) = (serial.clone(), changes.clone(), origin.clone());
+        self.write("update device", move |conn| {
+            update::update(conn, owner, &serial, &changes, &origin)
         })
         .await
     }
 
-    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
-        let target = serial.clone();
+    async fn delete(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
+        let (target, audit) = (serial.clone(), audit.clone());
         let deleted = self
-            .run("delete device", move |conn| {
+            .write("delete device", move |conn| {
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 // Its job targets that ended keep how they ended; its
                 // commands go with it.
@@ -236,6 +231,9 @@ impl DeviceRepository for SqliteStore {
                     "DELETE FROM devices WHERE serial = ?1 AND account_id = ?2",
                     params![target.as_str(), owner.0],
                 )?;
+                if deleted > 0 {
+                    crate::audit::append_one(&tx, owner, &audit)?;
+                }
                 tx.commit()?;
                 Ok(deleted > 0)
             })
@@ -270,9 +268,9 @@ impl DeviceRepository for SqliteStore {
         .await
     }
 
-    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError> {
-        let e = enrolment.clone();
-        self.run_mapped("enrol device", move |conn| {
+    async fn enroll(&self, enrolment: &Enrolment, audit: &AuditNote) -> Result<Device, EnrolError> {
+        let (e, audit) = (enrolment.clone(), audit.clone());
+        self.write_mapped("enrol device", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             match device_by_serial(&tx, &e.serial)? {
                 Some(existing) if existing.owner != e.owner => {
@@ -286,6 +284,7 @@ impl DeviceRepository for SqliteStore {
             }
             let device =
                 device_by_serial(&tx, &e.serial)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            crate::audit::append_one(&tx, e.owner, &audit)?;
             tx.commit()?;
             Ok(device)
         })
@@ -294,7 +293,7 @@ impl DeviceRepository for SqliteStore {
 
     async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError> {
         let token = token.clone();
-        self.run("authenticate device", move |conn| {
+        self.read("authenticate device", move |conn| {
             conn.prepare_cached(&format!(
                 "SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?1"
             ))?
@@ -310,35 +309,29 @@ impl DeviceRepository for SqliteStore {
         report: &FactsReport,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let (serial, report) = (serial.clone(), report.clone());
-        self.run("record heartbeat", move |conn| {
+        let (written, answer) = oneshot::channel();
+        let heartbeat = Box::new(Heartbeat {
+            serial: serial.clone(),
+            report: report.clone(),
+            now,
+            written,
+        });
+        let heartbeat = match self.heartbeat_writer() {
+            Some(writer) => match writer.send(heartbeat) {
+                Ok(()) => {
+                    return answer
+                        .await
+                        .map_err(|e| StoreError::new("record heartbeat", e))?;
+                }
+                Err(back) => back,
+            },
+            None => heartbeat,
+        };
+        // Without its writer thread, a heartbeat is a transaction of its own.
+        let Heartbeat { serial, report, .. } = *heartbeat;
+        self.write("record heartbeat", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // A device deleted meanwhile stays deleted.
-            let Some(device) = device_by_serial(&tx, &serial)? else {
-                return Ok(());
-            };
-            let mut facts = device.facts;
-            facts.apply(&report);
-            tx.execute(
-                "UPDATE devices SET agent_version = ?2, operating_system = ?3, uname = ?4, \
-                 machine_type = ?5, disk_capacity = ?6, disk_used = ?7, processor_speed = ?8, \
-                 ram_capacity = ?9, last_seen = ?10 WHERE serial = ?1",
-                params![
-                    serial.as_str(),
-                    facts.agent_version.as_str(),
-                    facts.operating_system.as_str(),
-                    facts.uname.as_str(),
-                    facts.machine_type.code(),
-                    facts.disk_capacity.map(Amount::get),
-                    facts.disk_used.map(Amount::get),
-                    facts.processor_speed.get(),
-                    facts.ram_capacity.get(),
-                    rows::to_secs(now),
-                ],
-            )?;
-            if let Some(ports) = &report.ports {
-                replace_ports(&tx, &serial, ports)?;
-            }
+            heartbeats::write_one(&tx, &serial, &report, now)?;
             tx.commit()
         })
         .await

@@ -15,11 +15,11 @@ pub(crate) use keep::{before_commands_purged, before_device_deleted};
 use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::{
-    ActiveJob, EventRecord, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement,
+    ActiveJob, JobChange, JobPage, JobRecord, JobRepository, NewJob, Settlement, SettlementNotices,
     TargetPage, Window,
 };
 use async_trait::async_trait;
-use domain::{AccountId, CommandId, JobId, Timestamp};
+use domain::{AccountId, AuditNote, CommandId, JobId, Timestamp};
 
 /// A failure described in words (a stored value that cannot be read, a
 /// wave given too few command ids), carried in a `rusqlite` error.
@@ -39,10 +39,15 @@ fn change(outcome: Option<bool>) -> JobChange {
 
 #[async_trait]
 impl JobRepository for SqliteStore {
-    async fn create_job(&self, job: &NewJob, online_after: Timestamp) -> Result<(), StoreError> {
-        let job = job.clone();
-        self.run("create a job", move |conn| {
-            targets::create(conn, &job, online_after)
+    async fn create_job(
+        &self,
+        job: &NewJob,
+        online_after: Timestamp,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
+        let (job, audit) = (job.clone(), audit.clone());
+        self.write("create a job", move |conn| {
+            targets::create(conn, &job, online_after, &audit)
         })
         .await
     }
@@ -54,7 +59,7 @@ impl JobRepository for SqliteStore {
         online_after: Timestamp,
     ) -> Result<bool, StoreError> {
         let id = id.clone();
-        self.run("start a scheduled job", move |conn| {
+        self.write("start a scheduled job", move |conn| {
             targets::begin(conn, id.as_str(), now, online_after)
         })
         .await
@@ -93,7 +98,7 @@ impl JobRepository for SqliteStore {
     ) -> Result<bool, StoreError> {
         let (id, command_ids) = (id.clone(), command_ids.to_vec());
         let given = self
-            .run("start a wave", move |conn| {
+            .write("start a wave", move |conn| {
                 waves::start(conn, id.as_str(), wave, &command_ids, now, lapse_before)
             })
             .await?;
@@ -106,17 +111,17 @@ impl JobRepository for SqliteStore {
         Ok(true)
     }
 
-    async fn settle_wave<'a>(
+    async fn settle_wave(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
-        event: Option<&'a EventRecord>,
+        notices: &SettlementNotices,
     ) -> Result<bool, StoreError> {
-        let (id, event) = (id.clone(), event.cloned());
-        self.run("settle a wave", move |conn| {
+        let (id, SettlementNotices { event, audit }) = (id.clone(), notices.clone());
+        self.write("settle a wave", move |conn| {
             waves::settle(
                 conn,
                 id.as_str(),
@@ -124,7 +129,7 @@ impl JobRepository for SqliteStore {
                 settlement,
                 now,
                 lapse_before,
-                event.as_ref(),
+                (event.as_ref(), audit.as_ref()),
             )
         })
         .await
@@ -135,10 +140,11 @@ impl JobRepository for SqliteStore {
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError> {
-        let id = id.clone();
-        self.run("cancel a job", move |conn| {
-            changes::cancel(conn, owner.0, id.as_str(), now)
+        let (id, audit) = (id.clone(), audit.clone());
+        self.write("cancel a job", move |conn| {
+            changes::cancel(conn, owner.0, id.as_str(), now, &audit)
         })
         .await
         .map(change)
@@ -149,10 +155,11 @@ impl JobRepository for SqliteStore {
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError> {
-        let id = id.clone();
-        self.run("resume a job", move |conn| {
-            changes::resume(conn, owner.0, id.as_str(), now)
+        let (id, audit) = (id.clone(), audit.clone());
+        self.write("resume a job", move |conn| {
+            changes::resume(conn, owner.0, id.as_str(), now, &audit)
         })
         .await
         .map(change)

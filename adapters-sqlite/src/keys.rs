@@ -8,7 +8,7 @@ use application::ports::{
 };
 use async_trait::async_trait;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, Timestamp};
+use domain::{Account, AccountId, AuditNote, Timestamp};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 fn purpose_code(purpose: KeyPurpose) -> &'static str {
@@ -103,7 +103,7 @@ impl EmailKeyRepository for SqliteStore {
 
     async fn verify_email(&self, key: &SecretHash, now: Timestamp) -> Result<bool, StoreError> {
         let (key, now) = (key.clone(), rows::to_secs(now));
-        self.run("verify e-mail address", move |conn| {
+        self.write("verify e-mail address", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let account: Option<i64> = tx
                 .prepare_cached(
@@ -139,9 +139,10 @@ impl EmailKeyRepository for SqliteStore {
         &self,
         key: &SecretHash,
         reset: &CompletedReset,
+        audit: &AuditNote,
     ) -> Result<bool, StoreError> {
-        let (key, reset) = (key.clone(), reset.clone());
-        self.run("reset password", move |conn| {
+        let (key, reset, audit) = (key.clone(), reset.clone(), audit.clone());
+        self.write("reset password", move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let Some(account) = reset_key_account(&tx, &key, rows::to_secs(reset.now))? else {
                 return Ok(false);
@@ -158,6 +159,7 @@ impl EmailKeyRepository for SqliteStore {
             end_reset_keys(&tx, account.id)?;
             tx.prepare_cached("DELETE FROM api_tokens WHERE account_id = ?1")?
                 .execute([account.id.0])?;
+            crate::audit::append_one(&tx, account.id, &audit)?;
             tx.commit()?;
             Ok(true)
         })

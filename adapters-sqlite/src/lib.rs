@@ -11,6 +11,7 @@
 //! half-way.
 
 mod accounts;
+mod audit;
 mod commands;
 mod console_sessions;
 mod devices;

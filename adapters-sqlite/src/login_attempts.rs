@@ -17,7 +17,7 @@ impl LoginAttemptRepository for SqliteStore {
     ) -> Result<Admission, StoreError> {
         let address = address.to_owned();
         let (now, period) = (rows::to_secs(now), policy.period.num_seconds());
-        self.run("admit login attempt", move |conn| {
+        self.write("admit login attempt", move |conn| {
             // One writer at a time: concurrent attempts are counted one by one.
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let locked: Option<i64> = tx

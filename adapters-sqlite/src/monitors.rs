@@ -19,14 +19,18 @@ use application::ports::{
 };
 use async_trait::async_trait;
 use chrono::Duration;
-use domain::{AccountId, AlertId, MonitorId, Timestamp};
+use domain::{AccountId, AlertId, AuditNote, MonitorId, Timestamp};
 
 #[async_trait]
 impl MonitorRepository for SqliteStore {
-    async fn create_monitor(&self, monitor: &NewMonitor) -> Result<(), StoreError> {
-        let monitor = monitor.clone();
-        self.run("create a monitor", move |conn| {
-            owned::create(conn, &monitor)
+    async fn create_monitor(
+        &self,
+        monitor: &NewMonitor,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
+        let (monitor, audit) = (monitor.clone(), audit.clone());
+        self.write("create a monitor", move |conn| {
+            owned::create(conn, &monitor, &audit)
         })
         .await
     }
@@ -54,10 +58,15 @@ impl MonitorRepository for SqliteStore {
         .await
     }
 
-    async fn delete_monitor(&self, owner: AccountId, id: &MonitorId) -> Result<bool, StoreError> {
-        let id = id.clone();
-        self.run("delete a monitor", move |conn| {
-            owned::delete(conn, owner, id.as_str())
+    async fn delete_monitor(
+        &self,
+        owner: AccountId,
+        id: &MonitorId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
+        let (id, audit) = (id.clone(), audit.clone());
+        self.write("delete a monitor", move |conn| {
+            owned::delete(conn, owner, id.as_str(), &audit)
         })
         .await
     }
@@ -67,10 +76,11 @@ impl MonitorRepository for SqliteStore {
         owner: AccountId,
         id: &MonitorId,
         until: Option<Timestamp>,
+        audit: &AuditNote,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        let id = id.clone();
-        self.run("snooze a monitor", move |conn| {
-            owned::snooze(conn, owner, id.as_str(), until)
+        let (id, audit) = (id.clone(), audit.clone());
+        self.write("snooze a monitor", move |conn| {
+            owned::snooze(conn, owner, id.as_str(), until, &audit)
         })
         .await
     }
@@ -119,7 +129,7 @@ impl MonitorRepository for SqliteStore {
     ) -> Result<AppliedVerdict, StoreError> {
         let verdict = verdict.clone();
         let (applied, mailed) = self
-            .run("record a monitor's verdict", move |conn| {
+            .write("record a monitor's verdict", move |conn| {
                 verdict::apply(conn, &verdict, now, mail_window)
             })
             .await?;
@@ -149,7 +159,7 @@ impl MonitorRepository for SqliteStore {
     ) -> Result<bool, StoreError> {
         let mail = mail.clone();
         let sent = self
-            .run("send an alert digest", move |conn| {
+            .write("send an alert digest", move |conn| {
                 mail::send(conn, owner, window_opened, &mail, now)
             })
             .await?;

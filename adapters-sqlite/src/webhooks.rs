@@ -17,14 +17,18 @@ use application::ports::{
     WebhookRepository, Window,
 };
 use async_trait::async_trait;
-use domain::{AccountId, DeliveryId, Timestamp, WebhookId};
+use domain::{AccountId, AuditNote, DeliveryId, Timestamp, WebhookId};
 
 #[async_trait]
 impl WebhookRepository for SqliteStore {
-    async fn create_webhook(&self, webhook: &NewWebhook) -> Result<(), StoreError> {
-        let webhook = webhook.clone();
-        self.run("create a webhook", move |conn| {
-            owned::create(conn, &webhook)
+    async fn create_webhook(
+        &self,
+        webhook: &NewWebhook,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError> {
+        let (webhook, audit) = (webhook.clone(), audit.clone());
+        self.write("create a webhook", move |conn| {
+            owned::create(conn, &webhook, &audit)
         })
         .await
     }
@@ -52,10 +56,15 @@ impl WebhookRepository for SqliteStore {
         .await
     }
 
-    async fn delete_webhook(&self, owner: AccountId, id: &WebhookId) -> Result<bool, StoreError> {
-        let id = id.clone();
-        self.run("delete a webhook", move |conn| {
-            owned::delete(conn, owner, id.as_str())
+    async fn delete_webhook(
+        &self,
+        owner: AccountId,
+        id: &WebhookId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError> {
+        let (id, audit) = (id.clone(), audit.clone());
+        self.write("delete a webhook", move |conn| {
+            owned::delete(conn, owner, id.as_str(), &audit)
         })
         .await
     }
@@ -68,7 +77,7 @@ impl WebhookRepository for SqliteStore {
         event: &EventRecord,
     ) -> Result<bool, StoreError> {
         let (id, delivery, event) = (id.clone(), delivery.clone(), event.clone());
-        self.run("queue a ping", move |conn| {
+        self.write("queue a ping", move |conn| {
             owned::ping(conn, owner, id.as_str(), delivery.as_str(), &event)
         })
         .await
@@ -93,7 +102,7 @@ impl WebhookRepository for SqliteStore {
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<DueDelivery>, StoreError> {
-        self.run("claim webhook deliveries", move |conn| {
+        self.write("claim webhook deliveries", move |conn| {
             deliveries::claim(conn, now, lease_until, limit)
         })
         .await
@@ -105,7 +114,7 @@ impl WebhookRepository for SqliteStore {
         attempt: &AttemptRecord,
     ) -> Result<(), StoreError> {
         let (id, attempt) = (id.clone(), attempt.clone());
-        self.run("record a delivery attempt", move |conn| {
+        self.write("record a delivery attempt", move |conn| {
             deliveries::record(conn, id.as_str(), &attempt)
         })
         .await

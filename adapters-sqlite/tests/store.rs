@@ -43,16 +43,19 @@ fn fixture() -> Fixture {
 #[tokio::test]
 async fn tokens_and_console_sessions_are_stored_only_as_hashes() {
     let f = fixture();
-    let account =
-        AccountRepository::create(&f.store, new_account("a@example.com", Some("first-token")))
-            .await
-            .unwrap();
+    let account = AccountRepository::create(
+        &f.store,
+        new_account("a@example.com", Some("first-token")),
+        &store_contract::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     f.store
-        .issue(account.id, &SecretHash::of("second-token"), t0())
+        .issue(account.id, &SecretHash::of("second-token"), t0(), None)
         .await
         .unwrap();
     f.store
-        .revoke(&SecretHash::of("first-token"))
+        .revoke(&SecretHash::of("first-token"), None)
         .await
         .unwrap();
     f.store
@@ -86,19 +89,30 @@ fn stored_outcome(path: &Path, id: &str) -> (Option<String>, Option<String>) {
 /// Creates ann and, for each `(serial_byte, id)`, her device of that serial
 /// byte with the reboot `id` queued at [`t0`]; returns the serials.
 async fn devices_with_reboots(store: &SqliteStore, reboots: &[(u8, &str)]) -> Vec<Serial> {
-    let ann = AccountRepository::create(store, new_account("ann@example.com", None))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        store,
+        new_account("ann@example.com", None),
+        &store_contract::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let mut serials = Vec::new();
     for &(serial_byte, id) in reboots {
         let made = device(ann.id, serial_byte, t0());
-        DeviceRepository::create(store, &made).await.unwrap();
+        DeviceRepository::create(
+            store,
+            &made,
+            &store_contract::noted(domain::AuditAction::DeviceCreate),
+        )
+        .await
+        .unwrap();
         let queued = store
             .queue_reboot(
                 &made.serial,
                 &command_id(id),
                 t0(),
                 t0() - Duration::minutes(10),
+                None,
             )
             .await
             .unwrap()
@@ -196,9 +210,13 @@ async fn the_database_files_are_private() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let store = SqliteStore::open(&path).unwrap();
     store.migrate().unwrap();
-    AccountRepository::create(&store, new_account("a@example.com", Some("t")))
-        .await
-        .unwrap();
+    AccountRepository::create(
+        &store,
+        new_account("a@example.com", Some("t")),
+        &store_contract::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     for suffix in ["", "-wal", "-shm"] {
         let file = dir.path().join(format!("db.sqlite{suffix}"));
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
@@ -239,6 +257,7 @@ async fn writer_process() {
                 &format!("{tag}-{i}@example.com"),
                 Some(&format!("{tag}-{i}")),
             ),
+            &store_contract::noted(domain::AuditAction::AccountCreate),
         )
         .await
         .unwrap();
@@ -250,7 +269,13 @@ async fn writer_process() {
         ))
         .unwrap();
         d.wormhole_slug = format!("{tag}-{i}");
-        DeviceRepository::create(&store, &d).await.unwrap();
+        DeviceRepository::create(
+            &store,
+            &d,
+            &store_contract::noted(domain::AuditAction::DeviceCreate),
+        )
+        .await
+        .unwrap();
     }
 }
 

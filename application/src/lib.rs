@@ -9,4 +9,4 @@ pub mod ports;
 pub mod use_cases;
 
 pub use ports::{Ports, StoreError};
-pub use use_cases::{MailRetry, Registration, Services, Settings};
+pub use use_cases::{MailRetry, Registration, Requester, Services, Settings};

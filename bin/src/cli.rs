@@ -7,8 +7,10 @@ use domain::{
 };
 use std::path::PathBuf;
 
+mod audit_args;
 mod store_args;
 
+pub use audit_args::{AuditCommand, AuditExportArgs, retention_days};
 pub use store_args::{BackupArgs, CopyStoreArgs, RestoreArgs};
 
 /// The address `serve` binds by default.
@@ -95,6 +97,9 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Copy every row of one database into an empty other one (SQLite or PostgreSQL).
     CopyStore(CopyStoreArgs),
+    /// Check or export the audit log (docs/audit.md); works while a server runs.
+    #[command(subcommand)]
+    Audit(AuditCommand),
 }
 
 /// Options of `serve`.
@@ -153,6 +158,11 @@ pub struct ServeArgs {
     /// receiver on the same machine or network; off by default against SSRF).
     #[arg(long, env = "DEVMGR_ALLOW_PRIVATE_WEBHOOKS")]
     pub allow_private_webhooks: bool,
+    /// Days audit entries are kept: older ones are deleted at start and
+    /// hourly, the newest deleted entry kept as the checkpoint where
+    /// verification starts (docs/audit.md). A whole number from 1 to 36500.
+    #[arg(long, env = "DEVMGR_AUDIT_RETENTION_DAYS", default_value_t = 365, value_name = "DAYS", value_parser = retention_days)]
+    pub audit_retention_days: u32,
     /// HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "DEVMGR_WORKERS")]
     pub workers: Option<usize>,

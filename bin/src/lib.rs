@@ -31,6 +31,22 @@ impl CommandError {
     }
 }
 
+/// A failed command as the process ends: the error shown on stderr and
+/// the exit status (1, or 2 when `devmgr audit` cannot read the log).
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit status.
+    pub status: u8,
+    /// What went wrong.
+    pub error: CommandError,
+}
+
+impl From<CommandError> for Failure {
+    fn from(error: CommandError) -> Self {
+        Self { status: 1, error }
+    }
+}
+
 /// Runs the command line and returns the process's exit status.
 pub fn main() -> ExitCode {
     let cli = match config_file::parse(std::env::args_os()) {
@@ -48,10 +64,10 @@ pub fn main() -> ExitCode {
     os::create_files_privately();
     let outcome = actix_web::rt::System::new().block_on(commands::run(cli));
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
+        Ok(status) => status,
+        Err(Failure { status, error }) => {
             let _ = writeln!(std::io::stderr(), "error: {error}");
-            ExitCode::from(1)
+            ExitCode::from(status)
         }
     }
 }

@@ -32,6 +32,8 @@ const MONITOR_TICK: std::time::Duration = std::time::Duration::from_millis(500);
 const WEBHOOK_LOOK: std::time::Duration = std::time::Duration::from_secs(1);
 /// Webhook attempts made at once.
 const WEBHOOK_ATTEMPTS: usize = 16;
+/// How often audit entries past their retention are deleted (and once at start).
+const AUDIT_RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A server serving, with the outbox worker and housekeeping running beside
 /// it on the current actix system; await `server` to serve until it stops.
@@ -68,6 +70,7 @@ pub async fn start(
         }),
         registration: args.registration.into(),
         alert_mail_window: Duration::seconds(i64::from(args.alert_mail_window)),
+        audit_retention: Duration::days(i64::from(args.audit_retention_days)),
         ..Settings::default()
     };
     let listener = listen()?;
@@ -100,7 +103,8 @@ pub async fn start(
         clock,
         (Arc::new(transport), Arc::new(event_data)),
     );
-    let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string());
+    let mut state = HttpState::new(app.clone(), cli.public_url.clone(), address.to_string())
+        .with_trust_proxy(args.trust_proxy);
     state = state.with_long_polls(shared.long_polls.clone());
     if throttled {
         let (rate, trust_proxy) = (args.throttle_rate, args.trust_proxy);
@@ -138,6 +142,7 @@ pub async fn start(
     actix_web::rt::spawn(run_jobs(app.clone()));
     actix_web::rt::spawn(run_monitors(app.clone()));
     actix_web::rt::spawn(deliver_webhooks(app.clone()));
+    actix_web::rt::spawn(keep_audit_retention(app.clone()));
     actix_web::rt::spawn(housekeeping(app, shared));
     Ok(Started {
         address,
@@ -225,6 +230,20 @@ async fn deliver_webhooks(app: Services) {
                 }
                 drop(slot);
             });
+        }
+    }
+}
+
+/// At start and then hourly, deletes the audit entries older than
+/// `--audit-retention-days`, keeping the newest of them as the checkpoint
+/// (docs/audit.md, Retention).
+async fn keep_audit_retention(app: Services) {
+    let mut ticks = actix_web::rt::time::interval(AUDIT_RETENTION_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(error) = app.audit.apply_retention().await {
+            tracing::warn!(error = ?error, "cannot delete audit entries past their retention");
         }
     }
 }

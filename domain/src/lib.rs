@@ -6,6 +6,7 @@
 pub mod account;
 pub mod alerting;
 pub mod amount;
+pub mod audit;
 pub mod bounded_text;
 mod canonical_uuid;
 pub mod command;
@@ -28,6 +29,9 @@ pub use alerting::{
     MonitorId, MonitorKind, MonitorKindCode, OfflineRatio,
 };
 pub use amount::{Amount, PollWait};
+pub use audit::{
+    Actor, AuditAction, AuditDetail, AuditEntry, AuditNote, AuditTarget, ChainLink, Origin,
+};
 pub use bounded_text::{
     AckDetail, AgentVersion, BoundedText, DeviceDescription, DeviceName, MonitorName,
     OperatingSystem, PortName, ProfileName, Uname,

@@ -162,6 +162,9 @@ await main(async (browser, track) => {
   await waitForText(page, /^1 done · 1 failed · 1 pending · 1 waiting$/, "the third wave is under way", 5_000, () => counts(page).innerText());
 
   begin("cancel the job, confirmed");
+  // Resume loaded a new page: until its script has run, Cancel job is the
+  // plain link to the confirmation page, not the dialog.
+  await page.waitForLoadState();
   await button(page, "Cancel job").click();
   const dialog = page.getByRole("dialog", { name: "Cancel this job?" });
   await dialog.waitFor();

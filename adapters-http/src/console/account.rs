@@ -82,7 +82,7 @@ async fn rename(
         }
     };
     if let Some(name) = change.name {
-        state.app.accounts.rename(&viewer.account, &name).await?;
+        state.app.accounts.rename(viewer.requester(), &name).await?;
     }
     Ok(see_other(&notices::after(
         "/console/account/",
@@ -114,7 +114,7 @@ async fn change_password(
         .app
         .accounts
         .change_password(
-            &viewer.account,
+            viewer.requester(),
             change.old_password.as_deref().filter(|old| !old.is_empty()),
             &change.new_password,
         )
@@ -140,7 +140,7 @@ async fn rotate(
     state
         .app
         .accounts
-        .rotate_install_token(&viewer.account)
+        .rotate_install_token(viewer.requester())
         .await?;
     Ok(see_other(&notices::after(
         "/console/add-device/",
@@ -156,7 +156,7 @@ async fn logout_everywhere(
     state
         .app
         .sessions
-        .logout_everywhere(&viewer.account)
+        .logout_everywhere(viewer.requester())
         .await?;
     let mut response = see_other(&notices::after("/console/login/", "signed-out-everywhere"));
     response

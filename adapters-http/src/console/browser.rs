@@ -187,6 +187,15 @@ pub(crate) struct Viewer {
     pub(crate) account: Account,
     /// The browser.
     pub(crate) browser: Browser,
+    /// The client's address, as the audit log records it.
+    pub(crate) address: Option<std::net::IpAddr>,
+}
+
+impl Viewer {
+    /// The signed-in user as the author of a change.
+    pub(crate) fn requester(&self) -> application::Requester<'_> {
+        application::Requester::new(&self.account, self.address)
+    }
 }
 
 impl FromRequest for Viewer {
@@ -195,10 +204,17 @@ impl FromRequest for Viewer {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let browser = Browser::from_request(req, payload);
+        let address = req
+            .app_data::<actix_web::web::Data<crate::state::HttpState>>()
+            .and_then(|state| state.client_ip(req));
         Box::pin(async move {
             let browser = browser.await?;
             match browser.account.clone() {
-                Some(account) => Ok(Viewer { account, browser }),
+                Some(account) => Ok(Viewer {
+                    account,
+                    browser,
+                    address,
+                }),
                 None => Err(Failure::SignedOut),
             }
         })

@@ -2,8 +2,9 @@
 //! navigation of a signed-in account, the CSRF token of its forms, and a
 //! notice left by the form that led here.
 
-/// Where in the navigation a page is: `devices`, `jobs`, `alerts`, `add-device`,
-/// `account`, or `""` for elsewhere (templates compare the text).
+/// Where in the navigation a page is: `devices`, `jobs`, `alerts`,
+/// `activity`, `add-device`, `account`, or `""` for elsewhere (templates
+/// compare the text).
 pub(crate) type Place = &'static str;
 
 /// The frame of a page.

@@ -1,6 +1,8 @@
 //! `/console/devices/<serial>/`: one device, its facts, ports and
-//! commands (live), and the buttons that reboot, edit and delete it.
+//! commands (live), its recent activity (its 10 newest audit entries,
+//! docs/console.md, A device), and the buttons that reboot, edit and delete it.
 
+use super::activity_views::ActivityRow;
 use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
@@ -15,6 +17,7 @@ use actix_web::web::{self, Data};
 use application::use_cases::DeviceView;
 use askama::Template;
 use domain::{Account, Serial};
+use std::collections::HashMap;
 
 /// Mounts the device page.
 pub(super) fn mount(config: &mut web::ServiceConfig) {
@@ -43,6 +46,8 @@ struct DevicePage {
     facts: Vec<Fact>,
     ports: Vec<PortRow>,
     commands: Vec<CommandRow>,
+    /// Its newest audit entries.
+    activity: Vec<ActivityRow>,
 }
 
 /// The serial in the path, or 404.
@@ -137,7 +142,10 @@ async fn show(
         .await?
         .unwrap_or_default();
     let commands = state.app.devices.commands_of(&view).await?;
+    let entries = state.app.audit.of_device(&viewer.account, serial).await?;
     let now = state.app.watching.now();
+    // The entries' target is this device: no other needs a name.
+    let names = HashMap::new();
     let page = DevicePage {
         chrome: viewer
             .browser
@@ -154,6 +162,10 @@ async fn show(
             })
             .collect(),
         commands: commands.iter().map(|c| CommandRow::of(c, now)).collect(),
+        activity: entries
+            .iter()
+            .map(|entry| ActivityRow::of(entry, &names, now))
+            .collect(),
     };
     Ok(render(StatusCode::OK, &page, None))
 }

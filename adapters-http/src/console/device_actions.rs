@@ -145,7 +145,7 @@ async fn reboot(
     state
         .app
         .devices
-        .reboot(&viewer.account, serial)
+        .reboot(viewer.requester(), serial)
         .await
         .map_err(ApiError::from)?;
     Ok(see_other(&notices::after(
@@ -164,7 +164,7 @@ async fn delete(
     if !state
         .app
         .devices
-        .delete(&viewer.account, &view.device.serial)
+        .delete(viewer.requester(), &view.device.serial)
         .await?
     {
         return Err(Failure::NotFound);
@@ -224,7 +224,7 @@ async fn edit(
     match state
         .app
         .devices
-        .update(&viewer.account, &serial, changes)
+        .update(viewer.requester(), &serial, changes)
         .await
     {
         Ok(_) => Ok(see_other(&notices::after(

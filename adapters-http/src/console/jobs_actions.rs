@@ -80,7 +80,7 @@ async fn cancel(
     _form: Posted,
 ) -> Result<HttpResponse, Failure> {
     let id = job_id_of(&path)?;
-    let done = state.app.jobs.cancel(&viewer.account, &id).await;
+    let done = state.app.jobs.cancel(viewer.requester(), &id).await;
     back(id.as_str(), done.map(drop), "job-cancelled")
 }
 
@@ -91,6 +91,6 @@ async fn resume(
     _form: Posted,
 ) -> Result<HttpResponse, Failure> {
     let id = job_id_of(&path)?;
-    let done = state.app.jobs.resume(&viewer.account, &id).await;
+    let done = state.app.jobs.resume(viewer.requester(), &id).await;
     back(id.as_str(), done.map(drop), "job-resumed")
 }

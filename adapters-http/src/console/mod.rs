@@ -17,6 +17,8 @@
 //! (`docs/architecture.md`, Adding a console page).
 
 mod account;
+mod activity;
+mod activity_views;
 mod add_device;
 mod alerts;
 mod alerts_live;
@@ -84,6 +86,7 @@ pub(crate) fn mount(config: &mut web::ServiceConfig) {
             .configure(jobs_page::mount)
             .configure(jobs_actions::mount)
             .configure(alerts::mount)
+            .configure(activity::mount)
             .configure(monitors_new::mount)
             .configure(monitors::mount)
             .configure(monitors_actions::mount)

@@ -59,7 +59,7 @@ async fn snooze(
     let snoozed = state
         .app
         .monitors
-        .snooze(&viewer.account, &id, until)
+        .snooze(viewer.requester(), &id, until)
         .await?
         .ok_or(Failure::NotFound)?;
     let code = if snoozed.snoozed_until.is_some() {
@@ -104,7 +104,7 @@ async fn delete(
     _form: Posted,
 ) -> Result<HttpResponse, Failure> {
     let id = monitor_id_of(&path)?;
-    if !state.app.monitors.delete(&viewer.account, &id).await? {
+    if !state.app.monitors.delete(viewer.requester(), &id).await? {
         return Err(Failure::NotFound);
     }
     Ok(see_other(&notices::after(

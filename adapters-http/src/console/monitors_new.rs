@@ -144,7 +144,7 @@ async fn apply(
     let monitors = &state.app.monitors;
     let errors = match request_of(&form, &filters, monitors.least_after_seconds()) {
         Ok(request) => {
-            let monitor = monitors.create(&viewer.account, request).await?;
+            let monitor = monitors.create(viewer.requester(), request).await?;
             let path = format!("/console/monitors/{}/", monitor.id);
             return Ok(see_other(&notices::after(&path, "monitor-created")));
         }

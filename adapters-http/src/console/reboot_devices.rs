@@ -121,7 +121,7 @@ async fn apply(
     let form = JobForm::typed(&posted);
     let errors = match request_of(&form, &filters) {
         Ok(request) => {
-            let job = state.app.jobs.create(&viewer.account, request).await?;
+            let job = state.app.jobs.create(viewer.requester(), request).await?;
             let notice = if job.status == JobStatus::Scheduled {
                 "job-scheduled"
             } else {

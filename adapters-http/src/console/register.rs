@@ -95,7 +95,12 @@ async fn register(
             ));
         }
     };
-    let account = match state.app.accounts.register_for_console(body.email).await {
+    let account = match state
+        .app
+        .accounts
+        .register_for_console(body.email, state.client_ip(&req))
+        .await
+    {
         Ok(account) => account,
         Err(error) => return refused(error.into()),
     };

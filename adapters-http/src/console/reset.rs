@@ -140,7 +140,7 @@ async fn confirm(
     match state
         .app
         .password_reset
-        .confirm(&reset.key, &reset.new_password)
+        .confirm(&reset.key, &reset.new_password, state.client_ip(&req))
         .await
     {
         Ok(()) => Ok(see_other(&notices::after(

@@ -17,9 +17,10 @@ use crate::state::HttpState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
+use application::Requester;
 use application::use_cases::RetagError;
 use askama::Template;
-use domain::{Account, Tag, TagChange};
+use domain::{Tag, TagChange};
 
 /// How many of the selected devices the page names.
 const NAMED: usize = 10;
@@ -139,13 +140,13 @@ fn change_of(posted: &Posted, errors: &mut Shown) -> Option<TagChange> {
 /// the refusal beside the form.
 async fn retag(
     state: &HttpState,
-    account: &Account,
+    by: Requester<'_>,
     filters: &FleetFilters,
     change: &TagChange,
     errors: &mut Shown,
 ) -> Result<Option<u64>, Failure> {
     let devices = &state.app.devices;
-    match devices.retag(account, &filters.selector(), change).await {
+    match devices.retag(by, &filters.selector(), change).await {
         Ok(count) => Ok(Some(count)),
         Err(RetagError::TooManyTags) => {
             errors.add("add", TOO_MANY);
@@ -165,7 +166,8 @@ async fn apply(
         FleetFilters::from_pairs(fields.iter().map(|(name, value)| (*name, value.as_str())));
     let mut errors = Shown::none();
     if let Some(change) = change_of(&posted, &mut errors)
-        && let Some(count) = retag(&state, &viewer.account, &filters, &change, &mut errors).await?
+        && let Some(count) =
+            retag(&state, viewer.requester(), &filters, &change, &mut errors).await?
     {
         let back = filters.url("/console/", 1);
         let joint = if back.contains('?') { '&' } else { '?' };

@@ -161,7 +161,7 @@ async fn create(
 ) -> Result<HttpResponse, Failure> {
     let form = WebhookForm::typed(&posted);
     let errors = match request_of(&form) {
-        Ok(request) => match state.app.webhooks.create(&viewer.account, request).await {
+        Ok(request) => match state.app.webhooks.create(viewer.requester(), request).await {
             Ok(created) => {
                 let now = state.app.watching.now();
                 let page = CreatedPage {

@@ -221,7 +221,7 @@ async fn delete(
     _form: Posted,
 ) -> Result<HttpResponse, Failure> {
     let id = webhook_id_of(&path)?;
-    if !state.app.webhooks.delete(&viewer.account, &id).await? {
+    if !state.app.webhooks.delete(viewer.requester(), &id).await? {
         return Err(Failure::NotFound);
     }
     Ok(see_other(&notices::after(

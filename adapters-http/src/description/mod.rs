@@ -136,6 +136,8 @@ pub enum Tag {
     Alerts,
     /// Webhooks and their deliveries.
     Webhooks,
+    /// The audit log.
+    Audit,
     /// What a device's agent calls.
     Agent,
     /// Probes for load balancers and orchestrators.
@@ -144,12 +146,13 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in the order the document lists them.
-    pub const ALL: [Tag; 7] = [
+    pub const ALL: [Tag; 8] = [
         Tag::Accounts,
         Tag::Devices,
         Tag::Jobs,
         Tag::Alerts,
         Tag::Webhooks,
+        Tag::Audit,
         Tag::Agent,
         Tag::Health,
     ];
@@ -162,6 +165,7 @@ impl Tag {
             Self::Jobs => "Jobs",
             Self::Alerts => "Alerts",
             Self::Webhooks => "Webhooks",
+            Self::Audit => "Audit",
             Self::Agent => "Agent",
             Self::Health => "Health",
         }
@@ -180,6 +184,9 @@ impl Tag {
             }
             Self::Webhooks => {
                 "Webhooks: alert and job events posted, signed, to URLs of the account's choosing."
+            }
+            Self::Audit => {
+                "The audit log: who changed what about the account, its devices, jobs, monitors and webhooks, hash-chained."
             }
             Self::Agent => "The device side: enrolment, heartbeats and commands.",
             Self::Health => "Probes for load balancers: no credentials, never throttled.",

@@ -10,8 +10,10 @@ use crate::state::HttpState;
 use actix_web::dev::Payload;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use application::Requester;
 use domain::{Account, CommandId, Device, Serial};
 use futures_util::future::LocalBoxFuture;
+use std::net::IpAddr;
 
 const USER: Needs = Needs {
     access: Access::User,
@@ -102,21 +104,34 @@ macro_rules! from_caller {
     };
 }
 
-/// The account of a valid user token, and the token.
+/// The account of a valid user token, the token, and the client's address.
 pub struct User {
     /// The account.
     pub account: Account,
     /// The token this request presented.
     pub token: String,
+    /// The client's address, as the audit log records it.
+    pub address: Option<IpAddr>,
 }
 
-from_caller!(User, USER, Scheme::Token, |_req, caller| {
+impl User {
+    /// The user as the author of a change.
+    pub fn requester(&self) -> Requester<'_> {
+        Requester::new(&self.account, self.address)
+    }
+}
+
+from_caller!(User, USER, Scheme::Token, |req, caller| {
     match caller {
         Caller {
             account: Some(account),
             token: Some(token),
             ..
-        } => Ok(User { account, token }),
+        } => Ok(User {
+            account,
+            token,
+            address: state(&req)?.client_ip(&req),
+        }),
         _ => Err(Scheme::Token.not_provided()),
     }
 });
@@ -174,6 +189,14 @@ pub struct FilePath(pub String);
 from_request!(FilePath, Needs::NOTHING, |req| {
     param(req, "file").map(FilePath).ok_or(ApiError::NotFound)
 });
+
+/// The client's address, as the audit log records it (the peer, or with
+/// `--trust-proxy` the last `X-Forwarded-For` address).
+pub struct ClientIp(pub Option<IpAddr>);
+
+from_request!(ClientIp, Needs::NOTHING, |req| Ok(ClientIp(
+    state(req)?.client_ip(req)
+)));
 
 /// The base of absolute URLs: `--public-url`, else `http://` + Host.
 pub struct BaseUrl(pub String);

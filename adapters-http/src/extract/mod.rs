@@ -12,8 +12,8 @@ mod core;
 mod forms;
 
 pub use caller::{
-    Agent, BaseUrl, CommandIdPath, FilePath, KeyPath, PasswordChangeTurn, SerialPath, SignedOut,
-    User, WantsHtml,
+    Agent, BaseUrl, ClientIp, CommandIdPath, FilePath, KeyPath, PasswordChangeTurn, SerialPath,
+    SignedOut, User, WantsHtml,
 };
 pub(crate) use caller::{authenticate, state};
 pub use core::{Access, Extractor, Needs};

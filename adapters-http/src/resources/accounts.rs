@@ -6,7 +6,7 @@ use crate::answer::{Detail, NoContent, SecretJson};
 use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
-use crate::extract::{PasswordChangeTurn, User, Valid};
+use crate::extract::{ClientIp, PasswordChangeTurn, User, Valid};
 use crate::fields::{Field, Form, FromForm, Rejected, ToForm, form_of};
 use crate::refusals::REGISTRATION_CLOSED;
 use crate::route::Route;
@@ -114,9 +114,10 @@ fn registration_open(state: &HttpState) -> Result<(), ApiError> {
 /// `POST /register/`: a new unverified account and its first token.
 async fn register(
     state: Data<HttpState>,
+    ClientIp(address): ClientIp,
     Valid(body): Valid<EmailBody>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
-    let token = state.app.accounts.register(body.email).await?;
+    let token = state.app.accounts.register(body.email, address).await?;
     Ok(SecretJson(AuthToken::new(token)))
 }
 
@@ -133,7 +134,7 @@ async fn change_password(
         .app
         .accounts
         .change_password(
-            &user.account,
+            user.requester(),
             body.old_password.as_deref(),
             &body.new_password,
         )

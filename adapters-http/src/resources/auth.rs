@@ -4,7 +4,7 @@ use crate::answer::{NoContent, SecretJson};
 use crate::description::examples as ex;
 use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::ApiError;
-use crate::extract::{User, Valid};
+use crate::extract::{ClientIp, User, Valid};
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route::Route;
 use crate::state::HttpState;
@@ -107,25 +107,34 @@ impl Described for AuthToken {
 /// `POST /auth/`: e-mail and password in, a new token out.
 async fn login(
     state: Data<HttpState>,
+    ClientIp(address): ClientIp,
     Valid(body): Valid<Credentials>,
 ) -> Result<SecretJson<AuthToken, 201>, ApiError> {
     let token = state
         .app
         .sessions
-        .login(&body.email, &body.password)
+        .login(&body.email, &body.password, address)
         .await?;
     Ok(SecretJson(AuthToken::new(token)))
 }
 
 /// `DELETE /auth/`: ends the token of this request.
 async fn logout(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
-    state.app.sessions.logout(&user.token).await?;
+    state
+        .app
+        .sessions
+        .logout(user.requester(), &user.token)
+        .await?;
     Ok(NoContent)
 }
 
 /// `POST /auth/logout-all/`: ends every token of the account, this one too.
 async fn logout_everywhere(state: Data<HttpState>, user: User) -> Result<NoContent, ApiError> {
-    state.app.sessions.logout_everywhere(&user.account).await?;
+    state
+        .app
+        .sessions
+        .logout_everywhere(user.requester())
+        .await?;
     Ok(NoContent)
 }
 

@@ -5,7 +5,7 @@ use crate::answer::SecretJson;
 use crate::description::examples as ex;
 use crate::description::{Described, ObjectSchema, Tag};
 use crate::error::ApiError;
-use crate::extract::{BaseUrl, Submitted};
+use crate::extract::{BaseUrl, ClientIp, Submitted};
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm, form_of};
 use crate::route::Route;
 use crate::state::HttpState;
@@ -39,6 +39,7 @@ pub fn routes() -> Vec<Route> {
             name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
             serial: None,
             machine_type: Some(ex::machine_type()),
+            address: None,
         }))
         .throttled(),
     ]
@@ -75,6 +76,7 @@ impl FromForm for Enrol {
             name: name?,
             serial: serial?,
             machine_type: machine_type?,
+            address: None,
         }))
     }
 }
@@ -137,10 +139,11 @@ fn device_url(base_url: &str, serial: &str) -> String {
 async fn install(
     state: Data<HttpState>,
     BaseUrl(base): BaseUrl,
+    ClientIp(address): ClientIp,
     body: Submitted<Enrol>,
 ) -> Result<SecretJson<EnrolmentJson, 201>, ApiError> {
     let request = match body.check() {
-        Ok(Enrol(request)) => request,
+        Ok(Enrol(request)) => InstallRequest { address, ..request },
         Err(mut form) => {
             // An unknown token is reported with the other fields' errors, as DRF would.
             // (A token of another shape has its error already.)

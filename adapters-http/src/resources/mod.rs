@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod agent;
 pub mod alerts;
+pub mod audit;
 pub mod auth;
 pub mod devices;
 pub mod docs;
@@ -54,4 +55,6 @@ pub const OBJECT_SCHEMAS: &[&ObjectSchema] = &[
     &webhooks::DELIVERY_SCHEMA,
     &webhooks::DELIVERY_PAGE_SCHEMA,
     &webhooks::PING_SCHEMA,
+    &audit::AUDIT_ENTRY_SCHEMA,
+    &audit::AUDIT_PAGE_SCHEMA,
 ];

@@ -161,7 +161,7 @@ async fn rotate_install_token(
     let account = state
         .app
         .accounts
-        .rotate_install_token(&user.account)
+        .rotate_install_token(user.requester())
         .await?;
     Ok(SecretJson(ProfileJson::new(&account, &base)))
 }
@@ -175,7 +175,7 @@ async fn update(
 ) -> Result<SecretJson<ProfileJson>, ApiError> {
     let account = match change.name {
         None => user.account,
-        Some(name) => state.app.accounts.rename(&user.account, &name).await?,
+        Some(name) => state.app.accounts.rename(user.requester(), &name).await?,
     };
     Ok(SecretJson(ProfileJson::new(&account, &base)))
 }

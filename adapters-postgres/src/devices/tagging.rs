@@ -9,7 +9,11 @@ use application::StoreError;
 use application::ports::Retagged;
 use deadpool_postgres::{Client, Transaction};
 use domain::tag::MAX_TAGS;
-use domain::{AccountId, Selector, Serial, Tag, TagChange, TagCount, TagSet, Timestamp};
+use domain::{
+    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Origin, Selector, Serial, Tag,
+    TagChange, TagCount, TagSet, Timestamp,
+};
+use std::collections::BTreeSet;
 
 /// Gives a device of `owner` exactly `tags` (its row already locked or just
 /// made, so no bulk change interleaves).
@@ -67,12 +71,19 @@ pub(super) async fn counts(
 /// each selects with every earlier one's result in sight; the selected
 /// devices' rows are then locked in serial order, which makes a concurrent
 /// edit of one device's tags wait, or wait for it.
+///
+/// Each device whose tag set changed gets a `device.update` entry by
+/// `origin` (`{"changed": ["tags"]}`), in serial order, as the transaction's
+/// last statements (docs/audit.md): the devices the statements below return
+/// rows for, since a tag both removed and added is left alone and an added
+/// tag already there is not inserted.
 pub(super) async fn retag(
     tx: &Transaction<'_>,
     owner: AccountId,
     selector: &Selector,
     online_after: Timestamp,
     change: &TagChange,
+    origin: &Origin,
 ) -> Result<Retagged, tokio_postgres::Error> {
     prepared::execute(
         tx,
@@ -99,24 +110,44 @@ pub(super) async fn retag(
     if too_many(tx, &serials, &remove, &add).await? {
         return Ok(Retagged::TooManyTags);
     }
+    let mut changed = BTreeSet::new();
     if !remove.is_empty() {
-        prepared::execute(
+        let deleted = prepared::query(
             tx,
-            "DELETE FROM device_tags WHERE serial = ANY($1::text[]) AND tag = ANY($2::text[])",
-            &[&serials, &remove],
+            "DELETE FROM device_tags WHERE serial = ANY($1::text[]) AND tag = ANY($2::text[]) \
+             AND tag <> ALL($3::text[]) RETURNING serial",
+            &[&serials, &remove, &add],
         )
         .await?;
+        for row in &deleted {
+            changed.insert(row.try_get::<_, String>(0)?);
+        }
     }
     if !add.is_empty() {
-        prepared::execute(
+        let inserted = prepared::query(
             tx,
             "INSERT INTO device_tags (serial, account_id, tag) \
              SELECT serial, $2, tag FROM UNNEST($1::text[]) AS serial \
-             CROSS JOIN UNNEST($3::text[]) AS tag ON CONFLICT DO NOTHING",
+             CROSS JOIN UNNEST($3::text[]) AS tag ON CONFLICT DO NOTHING RETURNING serial",
             &[&serials, &owner.0, &add],
         )
         .await?;
+        for row in &inserted {
+            changed.insert(row.try_get::<_, String>(0)?);
+        }
     }
+    let notes: Vec<AuditNote> = changed
+        .into_iter()
+        .map(|serial| {
+            AuditNote::with_detail(
+                origin.clone(),
+                AuditAction::DeviceUpdate,
+                AuditTarget::device(&Serial::from_stored(serial)),
+                AuditDetail::changed(vec!["tags"]),
+            )
+        })
+        .collect();
+    crate::audit::append(tx, owner, &notes).await?;
     Ok(Retagged::Matched(matched))
 }
 

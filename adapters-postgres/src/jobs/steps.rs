@@ -13,7 +13,7 @@ use crate::rows::{self, read};
 use crate::store::Failure;
 use crate::webhooks::queue_event;
 use application::StoreError;
-use application::ports::{EventRecord, Settlement};
+use application::ports::{Settlement, SettlementNotices};
 use deadpool_postgres::Transaction;
 use domain::{AccountId, CommandId, JobId, Selector, Timestamp};
 
@@ -159,7 +159,8 @@ pub(super) async fn start_wave(
 /// targets, or one resumed after its last wave, completes from there.)
 /// The wave's targets that have ended keep their status and detail; the
 /// job completes (finished at `now`), halts, or waits for its next wave;
-/// `event` (its completion or halt) is queued for the owner's webhooks.
+/// the `notices`' event (its completion or halt) is queued for the owner's
+/// webhooks, and their audit note appended, last (docs/audit.md).
 pub(super) async fn settle_wave(
     tx: &Transaction<'_>,
     id: &JobId,
@@ -167,7 +168,7 @@ pub(super) async fn settle_wave(
     settlement: Settlement,
     now: Timestamp,
     lapse_before: Timestamp,
-    event: Option<&EventRecord>,
+    notices: &SettlementNotices,
 ) -> Outcome<bool> {
     let Some(wave) = stored_wave(wave) else {
         return Ok(false);
@@ -188,8 +189,8 @@ pub(super) async fn settle_wave(
     let Some(row) = settled else {
         return Ok(false);
     };
-    if let Some(event) = event {
-        let owner = AccountId(row.try_get(0).map_err(read)?);
+    let owner = AccountId(row.try_get(0).map_err(read)?);
+    if let Some(event) = &notices.event {
         queue_event(tx, owner, event).await?;
     }
     let keep = format!(
@@ -202,5 +203,8 @@ pub(super) async fn settle_wave(
         target_status("$3")
     );
     prepared::execute(tx, &keep, &[&id.as_str(), &wave, &rows::at(lapse_before)]).await?;
+    if let Some(audit) = &notices.audit {
+        crate::audit::append_one(tx, owner, audit).await?;
+    }
     Ok(true)
 }

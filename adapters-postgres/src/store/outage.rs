@@ -34,6 +34,8 @@ pub(crate) struct Reach {
     /// When the database last answered, in nanoseconds after `base` (plus
     /// one: 0 is never).
     last_answer: AtomicU64,
+    /// Whether a probe of the database is under way.
+    probing: AtomicBool,
 }
 
 impl Default for Reach {
@@ -43,6 +45,7 @@ impl Default for Reach {
             lost: Notify::new(),
             base: Instant::now(),
             last_answer: AtomicU64::new(0),
+            probing: AtomicBool::new(false),
         }
     }
 }
@@ -74,6 +77,17 @@ impl Reach {
         if !self.answered_since(began) {
             self.lost();
         }
+    }
+
+    /// Whether this caller may probe the database now: no other probe is
+    /// under way. The caller calls [`end_probe`](Self::end_probe) after.
+    pub(crate) fn begin_probe(&self) -> bool {
+        !self.probing.swap(true, Ordering::AcqRel)
+    }
+
+    /// The probe begun with [`begin_probe`](Self::begin_probe) is over.
+    pub(crate) fn end_probe(&self) {
+        self.probing.store(false, Ordering::Release);
     }
 
     /// The database proved out of reach.

@@ -26,7 +26,8 @@ use tokio_postgres::error::SqlState;
 /// 3.5 s, and a request stops at its first failed unit, except a fleet
 /// announcement, which is only logged: the unit after it runs on
 /// [`SUSPECT_BUDGET`], so 3.5 + 1 = 4.5 s at worst. (A request that queued
-/// behind a saturated pool before the database went away adds its wait.)
+/// behind a saturated pool before the database went away adds its wait;
+/// one whose work was under way then may get one more window, [`BUSY_LIMIT`].)
 pub(super) const POOL_WAIT: Duration = Duration::from_secs(30);
 /// The longest opening a new connection may take: TCP, start-up and
 /// authentication, a matter of milliseconds with a database that answers.
@@ -51,6 +52,13 @@ pub(crate) const BULK_WORK_TIMEOUT: Duration = Duration::from_secs(60);
 /// ([`outage::Reach`]): enough for a database that is back, short enough
 /// that a request never pays two full budgets.
 const SUSPECT_BUDGET: Duration = Duration::from_secs(1);
+/// The longest one try may go on past its time limit while the database
+/// answers other units (counted from when the try got its connection): the
+/// database is then busy (a loaded machine, a lock held by other work), not
+/// out of reach, and the try waits rather than fail. A try begun while the
+/// database is out of reach never sees another unit answered, so the bounds
+/// above hold for it.
+const BUSY_LIMIT: Duration = Duration::from_secs(10);
 /// Tries of a unit of work that PostgreSQL aborted as a deadlock or a
 /// serialization failure, before the error is reported.
 const ATTEMPTS: u32 = 8;
@@ -82,7 +90,9 @@ impl PgStore {
         loop {
             attempt += 1;
             let checkout = self.checkout(what, work_timeout).await?;
-            let outcome = timeout_at(checkout.due, work(checkout.client())).await.ok();
+            let outcome = self
+                .await_work(checkout.lent, checkout.due, work(checkout.client()))
+                .await;
             if let Some(value) = self.settle(what, checkout, outcome, attempt).await? {
                 return Ok(value);
             }
@@ -119,20 +129,77 @@ impl PgStore {
         loop {
             attempt += 1;
             let mut checkout = self.checkout(what, work_timeout).await?;
-            let due = checkout.due;
+            let (lent, due) = (checkout.lent, checkout.due);
             let client = checkout.client_mut();
-            let outcome = timeout_at(due, async {
-                let tx = client.transaction().await?;
-                let value = work(&tx).await?;
-                tx.commit().await?;
-                Ok(value)
-            })
-            .await
-            .ok();
+            let outcome = self
+                .await_work(lent, due, async {
+                    let tx = client.transaction().await?;
+                    let value = work(&tx).await?;
+                    tx.commit().await?;
+                    Ok(value)
+                })
+                .await;
             if let Some(value) = self.settle(what, checkout, outcome, attempt).await? {
                 return Ok(value);
             }
         }
+    }
+
+    /// A try's `work`, given until `due` (`None`: out of time). When time
+    /// runs out while the database answered other units in the last half of
+    /// the try's window (at least [`WORK_TIMEOUT`]), or a probe sent halfway
+    /// when none did, the database is busy rather than gone: the try gets
+    /// another window, up to [`BUSY_LIMIT`] after `lent`.
+    async fn await_work<F: Future>(
+        &self,
+        lent: Instant,
+        due: Instant,
+        work: F,
+    ) -> Option<F::Output> {
+        tokio::pin!(work);
+        let window = due.saturating_duration_since(lent).max(WORK_TIMEOUT);
+        let limit = lent + BUSY_LIMIT.max(window);
+        let mut due = due;
+        loop {
+            let halfway = due.checked_sub(window / 2).unwrap_or(due);
+            if let Ok(output) = timeout_at(halfway, &mut work).await {
+                return Some(output);
+            }
+            if !self.answered_lately(halfway, window / 2) {
+                // No other unit to tell a busy database from a lost one:
+                // ask it directly, while the work goes on.
+                tokio::spawn(self.clone().probe(due));
+            }
+            match timeout_at(due, &mut work).await {
+                Ok(output) => return Some(output),
+                Err(_) if due < limit && self.answered_lately(due, window / 2) => {
+                    due = (due + window).min(limit);
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Asks the database for `SELECT 1` on another pooled connection, by
+    /// `deadline`: an answer counts as one ([`outage::Reach::answered`]).
+    /// One probe at a time; a connection that did not answer leaves the pool.
+    async fn probe(self, deadline: Instant) {
+        if !self.reach.begin_probe() {
+            return;
+        }
+        if let Ok(Ok(client)) = timeout_at(deadline, self.pool.get()).await {
+            match timeout_at(deadline, client.simple_query("SELECT 1")).await {
+                Ok(Ok(_)) => self.reach.answered(),
+                _ => drop(Object::take(client)),
+            }
+        }
+        self.reach.end_probe();
+    }
+
+    /// Whether the database answered some unit in the `span` before `until`.
+    fn answered_lately(&self, until: Instant, span: Duration) -> bool {
+        let from = until.checked_sub(span).unwrap_or(until);
+        self.reach.answered_since(from)
     }
 
     /// A connection for one try of a unit of work, with the instant its work
@@ -161,7 +228,6 @@ impl PgStore {
         Ok(Checkout {
             client: Some(client),
             due,
-            budget: due.saturating_duration_since(lent),
             lent,
         })
     }
@@ -211,7 +277,7 @@ impl PgStore {
         let failure = match outcome {
             None => {
                 self.reach.no_answer_since(checkout.lent);
-                let waited = checkout.budget;
+                let waited = checkout.lent.elapsed();
                 return Err(outage::timed_out(what, "answer from the database", waited).into());
             }
             Some(Ok(value)) => {
@@ -240,8 +306,6 @@ struct Checkout {
     client: Option<Client>,
     /// When the work must be done.
     due: Instant,
-    /// How long the work had, for the error.
-    budget: Duration,
     /// When the connection was lent.
     lent: Instant,
 }

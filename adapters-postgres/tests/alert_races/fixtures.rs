@@ -10,10 +10,10 @@ use application::ports::{
 };
 use chrono::Duration;
 use domain::{
-    AccountId, AfterSeconds, AlertId, AlertState, EventSet, MonitorId, MonitorKind, Selector,
-    TargetUrl, Timestamp, WebhookEvent, WebhookId,
+    AccountId, AfterSeconds, AlertId, AlertState, AuditAction, EventSet, MonitorId, MonitorKind,
+    Selector, TargetUrl, Timestamp, WebhookEvent, WebhookId,
 };
-use store_contract::{fleet_serial, new_account, t0, text};
+use store_contract::{fleet_serial, new_account, noted, t0, text};
 
 /// Rounds of each race: each on a new monitor, an hour after the last.
 pub const ROUNDS: u8 = 12;
@@ -39,10 +39,14 @@ pub async fn racing() -> Racing {
     let a = PgStore::connect(database.url()).await.unwrap();
     a.migrate().await.unwrap();
     let b = PgStore::connect(database.url()).await.unwrap();
-    let ann = AccountRepository::create(&a, new_account("ann@example.com", None))
-        .await
-        .unwrap()
-        .id;
+    let ann = AccountRepository::create(
+        &a,
+        new_account("ann@example.com", None),
+        &noted(AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap()
+    .id;
     let sets = [
         EventSet::ALL,
         EventSet::new([WebhookEvent::AlertOpened]).unwrap(),
@@ -60,7 +64,9 @@ pub async fn racing() -> Racing {
             secret: "a secret of twenty characters".to_owned(),
             created_time: t0(),
         };
-        a.create_webhook(&webhook).await.unwrap();
+        a.create_webhook(&webhook, &noted(AuditAction::WebhookCreate))
+            .await
+            .unwrap();
     }
     let racing = Racing {
         a,
@@ -99,7 +105,10 @@ impl Racing {
             after: AfterSeconds::from_stored(60),
             created_time: t0(),
         };
-        self.a.create_monitor(&monitor).await.unwrap();
+        self.a
+            .create_monitor(&monitor, &noted(AuditAction::MonitorCreate))
+            .await
+            .unwrap();
         id
     }
 

@@ -4,7 +4,10 @@
 use super::selection::{Filter, distinct, json_array};
 use application::ports::Retagged;
 use domain::tag::MAX_TAGS;
-use domain::{AccountId, Selector, Serial, Tag, TagChange, TagCount, TagSet, Timestamp};
+use domain::{
+    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Origin, Selector, Serial, Tag,
+    TagChange, TagCount, TagSet, Timestamp,
+};
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 
 /// Gives a device of `owner` exactly `tags`.
@@ -47,13 +50,15 @@ pub(crate) fn counts(conn: &Connection, owner: AccountId) -> rusqlite::Result<Ve
 /// In one write transaction: the selected devices (kept aside in a
 /// temporary table, so removing tags cannot change the selection) lose the
 /// `remove` tags and gain the `add` tags, unless one would then carry more
-/// than [`MAX_TAGS`].
+/// than [`MAX_TAGS`]. Each device whose tags change gets a `device.update`
+/// entry by `origin`, in serial order (docs/audit.md).
 pub(crate) fn retag(
     conn: &mut Connection,
     owner: AccountId,
     selector: &Selector,
     online_after: Timestamp,
     change: &TagChange,
+    origin: &Origin,
 ) -> rusqlite::Result<Retagged> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
@@ -74,6 +79,7 @@ pub(crate) fn retag(
     let outcome = if added > 0 && too_many(&tx, &remove, &add, added)? {
         Retagged::TooManyTags
     } else {
+        let changing = changing(&tx, &remove, &add)?;
         tx.prepare_cached(
             "DELETE FROM device_tags WHERE serial IN (SELECT serial FROM temp.retag_selection) \
              AND tag IN (SELECT value FROM json_each(?1))",
@@ -84,6 +90,15 @@ pub(crate) fn retag(
              SELECT s.serial, ?1, a.value FROM temp.retag_selection AS s, json_each(?2) AS a",
         )?
         .execute(params![owner.0, add])?;
+        let notes = changing.iter().map(|serial| {
+            AuditNote::with_detail(
+                origin.clone(),
+                AuditAction::DeviceUpdate,
+                AuditTarget::device(serial),
+                AuditDetail::changed(vec!["tags"]),
+            )
+        });
+        crate::audit::append(&tx, owner, notes.collect::<Vec<_>>().iter())?;
         Retagged::Matched(u64::try_from(selected).unwrap_or(u64::MAX))
     };
     tx.execute_batch("DELETE FROM temp.retag_selection")?;
@@ -92,6 +107,21 @@ pub(crate) fn retag(
         Retagged::TooManyTags => tx.rollback()?,
     }
     Ok(outcome)
+}
+
+/// The selected devices whose tags the change alters, in serial order: those
+/// that carry a tag removed and not added back, or lack a tag added.
+fn changing(conn: &Connection, remove: &str, add: &str) -> rusqlite::Result<Vec<Serial>> {
+    conn.prepare_cached(
+        "SELECT s.serial FROM temp.retag_selection AS s WHERE EXISTS (SELECT 1 FROM device_tags \
+           AS t WHERE t.serial = s.serial AND t.tag IN (SELECT value FROM json_each(?1)) \
+           AND t.tag NOT IN (SELECT value FROM json_each(?2))) \
+         OR EXISTS (SELECT 1 FROM json_each(?2) AS a WHERE NOT EXISTS (SELECT 1 \
+           FROM device_tags AS t WHERE t.serial = s.serial AND t.tag = a.value)) \
+         ORDER BY s.serial",
+    )?
+    .query_map([remove, add], |row| Ok(Serial::from_stored(row.get(0)?)))?
+    .collect()
 }
 
 /// Whether a selected device would carry more than [`MAX_TAGS`]: its tags

@@ -3,17 +3,18 @@
 //! only if the status allows.
 
 use crate::rows::to_secs;
-use domain::Timestamp;
+use domain::{AccountId, AuditNote, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 /// Cancels a job of `owner` that has not finished: cancelled, finished at
-/// `now`, its waiting targets skipped. `None` when `owner` has no such job,
-/// else whether it was not finished.
+/// `now`, its waiting targets skipped, and `audit` appended. `None` when
+/// `owner` has no such job, else whether it was not finished.
 pub(super) fn cancel(
     conn: &mut Connection,
     owner: i64,
     id: &str,
     now: Timestamp,
+    audit: &AuditNote,
 ) -> rusqlite::Result<Option<bool>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let Some(status) = status_of(&tx, owner, id)? else {
@@ -32,17 +33,20 @@ pub(super) fn cancel(
          WHERE job_id = ?1 AND status IS NULL AND command_id IS NULL",
     )?
     .execute([id])?;
+    crate::audit::append_one(&tx, AccountId(owner), audit)?;
     tx.commit()?;
     Ok(Some(true))
 }
 
-/// Resumes a halted job of `owner`: running, its next wave due at `now`.
-/// `None` when `owner` has no such job, else whether it was halted.
+/// Resumes a halted job of `owner`: running, its next wave due at `now`,
+/// and `audit` appended. `None` when `owner` has no such job, else whether
+/// it was halted.
 pub(super) fn resume(
     conn: &mut Connection,
     owner: i64,
     id: &str,
     now: Timestamp,
+    audit: &AuditNote,
 ) -> rusqlite::Result<Option<bool>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let Some(status) = status_of(&tx, owner, id)? else {
@@ -53,6 +57,7 @@ pub(super) fn resume(
     }
     tx.prepare_cached("UPDATE jobs SET status = 'running', next_wave_time = ?2 WHERE id = ?1")?
         .execute(params![id, to_secs(now)])?;
+    crate::audit::append_one(&tx, AccountId(owner), audit)?;
     tx.commit()?;
     Ok(Some(true))
 }

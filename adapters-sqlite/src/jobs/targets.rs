@@ -6,16 +6,17 @@ use super::WithMessage;
 use crate::devices::Filter;
 use crate::rows::to_secs;
 use application::ports::NewJob;
-use domain::{AccountId, JobStatus, Selector, Timestamp};
+use domain::{AccountId, AuditNote, JobStatus, Selector, Timestamp};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 
 /// Stores a new job; a running one gets its targets now, its first wave due
-/// at its start time.
+/// at its start time; appends `audit` to the owner's log.
 pub(super) fn create(
     conn: &mut Connection,
     job: &NewJob,
     online_after: Timestamp,
+    audit: &AuditNote,
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let running = job.status == JobStatus::Running;
@@ -53,6 +54,7 @@ pub(super) fn create(
         tx.prepare_cached("UPDATE jobs SET target_count = ?2 WHERE id = ?1")?
             .execute(params![job.id.as_str(), count])?;
     }
+    crate::audit::append_one(&tx, job.owner, audit)?;
     tx.commit()
 }
 

@@ -9,7 +9,7 @@ use super::rows::{TARGET_DETAIL, target_status};
 use crate::rows::to_secs;
 use crate::webhooks::queue_event;
 use application::ports::{EventRecord, Settlement};
-use domain::{AccountId, CommandId, Serial, Timestamp};
+use domain::{AccountId, AuditNote, CommandId, Serial, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 /// Makes wave `?2` of job `?1` the current one if it is due at `?3`.
@@ -164,7 +164,8 @@ fn give_commands(
 /// Settles wave `wave` of job `id` if it is the running job's current one
 /// (under way, or, to complete, any): keeps its targets' statuses and
 /// completes, halts or times the next wave, and queues `event` (the job's
-/// completion or halt) for its owner's webhooks. Whether it did.
+/// completion or halt) for its owner's webhooks and appends `audit`
+/// (`job.complete`, `job.halt`) to its owner's log. Whether it did.
 pub(super) fn settle(
     conn: &mut Connection,
     id: &str,
@@ -172,7 +173,7 @@ pub(super) fn settle(
     settlement: Settlement,
     now: Timestamp,
     lapse_before: Timestamp,
-    event: Option<&EventRecord>,
+    (event, audit): (Option<&EventRecord>, Option<&AuditNote>),
 ) -> rusqlite::Result<bool> {
     let (status, finished, next) = match settlement {
         Settlement::Complete => ("completed", Some(now), None),
@@ -203,6 +204,9 @@ pub(super) fn settle(
         let (first, end) = positions(wave, wave_size, count);
         tx.prepare_cached(&keep_wave())?
             .execute(params![id, first, end, to_secs(lapse_before)])?;
+    }
+    if let Some(audit) = audit {
+        crate::audit::append_one(&tx, owner, audit)?;
     }
     tx.commit()?;
     Ok(true)

@@ -3,17 +3,22 @@
 //! account's monitor or alert is never read or changed.
 
 use super::rows::{ALERT_COLUMNS, MONITOR_COLUMNS, alert, monitor};
+use crate::audit::append_one;
 use crate::rows::to_secs;
 use crate::webhooks::limits;
 use application::ports::{
     AlertFilter, AlertPage, AlertRecord, MonitorPage, MonitorRecord, NewMonitor, Window,
 };
-use domain::{AccountId, Timestamp};
+use domain::{AccountId, AuditNote, Timestamp};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 
-/// Stores a new monitor, next in creation order.
-pub(super) fn create(conn: &mut Connection, new: &NewMonitor) -> rusqlite::Result<()> {
+/// Stores a new monitor, next in creation order, and appends `audit`.
+pub(super) fn create(
+    conn: &mut Connection,
+    new: &NewMonitor,
+    audit: &AuditNote,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.prepare_cached(
         "INSERT INTO monitors (id, account_id, seq, name, kind, ratio, selector, selector_json, \
@@ -32,6 +37,7 @@ pub(super) fn create(conn: &mut Connection, new: &NewMonitor) -> rusqlite::Resul
         new.after.seconds(),
         to_secs(new.created_time),
     ])?;
+    append_one(&tx, new.owner, audit)?;
     tx.commit()
 }
 
@@ -70,27 +76,48 @@ pub(super) fn find(
 }
 
 /// Deletes a monitor of `owner`; its alerts go with it (the foreign key
-/// cascades), its digest lines stay. Whether it existed.
-pub(super) fn delete(conn: &Connection, owner: AccountId, id: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("DELETE FROM monitors WHERE id = ?1 AND account_id = ?2")?
-        .execute(params![id, owner.0])
-        .map(|deleted| deleted > 0)
+/// cascades), its digest lines stay; appends `audit` when it existed.
+/// Whether it did.
+pub(super) fn delete(
+    conn: &mut Connection,
+    owner: AccountId,
+    id: &str,
+    audit: &AuditNote,
+) -> rusqlite::Result<bool> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let deleted = tx
+        .prepare_cached("DELETE FROM monitors WHERE id = ?1 AND account_id = ?2")?
+        .execute(params![id, owner.0])?
+        > 0;
+    if deleted {
+        append_one(&tx, owner, audit)?;
+    }
+    tx.commit()?;
+    Ok(deleted)
 }
 
 /// Snoozes a monitor of `owner` until `until` (`None`: no longer); the
-/// monitor after the change.
+/// monitor after the change, with `audit` appended when there was one.
 pub(super) fn snooze(
-    conn: &Connection,
+    conn: &mut Connection,
     owner: AccountId,
     id: &str,
     until: Option<Timestamp>,
+    audit: &AuditNote,
 ) -> rusqlite::Result<Option<MonitorRecord>> {
-    conn.prepare_cached(&format!(
-        "UPDATE monitors SET snoozed_until = ?3 WHERE id = ?1 AND account_id = ?2 \
-         RETURNING {MONITOR_COLUMNS}"
-    ))?
-    .query_row(params![id, owner.0, until.map(to_secs)], monitor)
-    .optional()
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let snoozed = tx
+        .prepare_cached(&format!(
+            "UPDATE monitors SET snoozed_until = ?3 WHERE id = ?1 AND account_id = ?2 \
+             RETURNING {MONITOR_COLUMNS}"
+        ))?
+        .query_row(params![id, owner.0, until.map(to_secs)], monitor)
+        .optional()?;
+    if snoozed.is_some() {
+        append_one(&tx, owner, audit)?;
+    }
+    tx.commit()?;
+    Ok(snoozed)
 }
 
 /// A page of `owner`'s alerts matching `filter`, newest first, and how many

@@ -4,11 +4,12 @@
 
 use super::deliveries::insert;
 use super::rows::{DELIVERY_COLUMNS, WEBHOOK_COLUMNS, delivery, webhook};
+use crate::audit::append_one;
 use crate::rows::to_secs;
 use application::ports::{
     DeliveryPage, EventRecord, NewWebhook, WebhookPage, WebhookRecord, Window,
 };
-use domain::AccountId;
+use domain::{AccountId, AuditNote};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// A window's `LIMIT` and `OFFSET`.
@@ -19,8 +20,12 @@ pub(crate) fn limits(window: Window) -> (i64, i64) {
     )
 }
 
-/// Stores a new webhook, next in creation order.
-pub(super) fn create(conn: &mut Connection, hook: &NewWebhook) -> rusqlite::Result<()> {
+/// Stores a new webhook, next in creation order, and appends `audit`.
+pub(super) fn create(
+    conn: &mut Connection,
+    hook: &NewWebhook,
+    audit: &AuditNote,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.prepare_cached(
         "INSERT INTO webhooks (id, account_id, seq, target_url, events, secret, created_time) \
@@ -34,6 +39,7 @@ pub(super) fn create(conn: &mut Connection, hook: &NewWebhook) -> rusqlite::Resu
         hook.secret,
         to_secs(hook.created_time),
     ])?;
+    append_one(&tx, hook.owner, audit)?;
     tx.commit()
 }
 
@@ -73,10 +79,22 @@ pub(super) fn find(
 
 /// Deletes a webhook of `owner`; its deliveries go with it (the foreign
 /// key cascades). Whether it existed.
-pub(super) fn delete(conn: &Connection, owner: AccountId, id: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2")?
-        .execute(params![id, owner.0])
-        .map(|deleted| deleted > 0)
+pub(super) fn delete(
+    conn: &mut Connection,
+    owner: AccountId,
+    id: &str,
+    audit: &AuditNote,
+) -> rusqlite::Result<bool> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let deleted = tx
+        .prepare_cached("DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2")?
+        .execute(params![id, owner.0])?
+        > 0;
+    if deleted {
+        append_one(&tx, owner, audit)?;
+    }
+    tx.commit()?;
+    Ok(deleted)
 }
 
 /// Queues `event` as delivery `delivery` of webhook `id` of `owner` alone;

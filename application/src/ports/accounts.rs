@@ -7,7 +7,7 @@ use mockall::automock;
 use super::StoreError;
 use crate::mail::Email;
 use domain::secret::SecretHash;
-use domain::{Account, AccountId, EmailAddress, InstallToken, ProfileName, Timestamp};
+use domain::{Account, AccountId, AuditNote, EmailAddress, InstallToken, ProfileName, Timestamp};
 use thiserror::Error;
 
 /// What an e-mailed key is for.
@@ -81,21 +81,40 @@ pub trait AccountRepository: Send + Sync {
     /// Creates an account and, atomically, its first token, its verification
     /// key and the queued mail that carries the key.
     /// Must return [`CreateAccountError::DuplicateEmail`] when the address is taken.
-    async fn create(&self, account: NewAccount) -> Result<Account, CreateAccountError>;
+    /// Appends `audit` to the audit log, shown in the new account's log.
+    async fn create(
+        &self,
+        account: NewAccount,
+        audit: &AuditNote,
+    ) -> Result<Account, CreateAccountError>;
     /// The account with this address, ignoring letter case.
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<Account>, StoreError>;
     /// Sets the display name and returns the updated account.
-    async fn update_name(&self, id: AccountId, name: &ProfileName) -> Result<Account, StoreError>;
+    /// Appends `audit` when the name it had was another.
+    async fn update_name(
+        &self,
+        id: AccountId,
+        name: &ProfileName,
+        audit: &AuditNote,
+    ) -> Result<Account, StoreError>;
     /// Sets a new password hash and, in the same transaction, ends every
     /// outstanding reset key of the account (a link mailed before the change
     /// must not undo it).
-    async fn set_password(&self, id: AccountId, password_hash: &str) -> Result<(), StoreError>;
+    /// Appends `audit`, when given, in the same transaction.
+    // Named lifetimes: mockall cannot mock an elided one inside `Option<&_>`.
+    async fn set_password<'s, 'h, 'a>(
+        &'s self,
+        id: AccountId,
+        password_hash: &'h str,
+        audit: Option<&'a AuditNote>,
+    ) -> Result<(), StoreError>;
     /// Gives the account a new install token (the old one ends at once) and
     /// returns the updated account. Enrolled devices keep their tokens.
     async fn replace_install_token(
         &self,
         id: AccountId,
         install_token: &InstallToken,
+        audit: &AuditNote,
     ) -> Result<Account, StoreError>;
     /// The account with this install token.
     async fn find_by_install_token(
@@ -109,18 +128,31 @@ pub trait AccountRepository: Send + Sync {
 #[async_trait]
 pub trait TokenRepository: Send + Sync {
     /// Stores a new token of the account.
-    async fn issue(
-        &self,
+    // Named lifetimes: mockall cannot mock an elided one inside `Option<&_>`.
+    async fn issue<'s, 't, 'a>(
+        &'s self,
         account: AccountId,
-        token: &SecretHash,
+        token: &'t SecretHash,
         created: Timestamp,
+        audit: Option<&'a AuditNote>,
     ) -> Result<(), StoreError>;
     /// The account a token belongs to, if the token exists.
     async fn account_for(&self, token: &SecretHash) -> Result<Option<Account>, StoreError>;
-    /// Deletes one token; other tokens of the account stay valid.
-    async fn revoke(&self, token: &SecretHash) -> Result<(), StoreError>;
-    /// Deletes every token of the account.
-    async fn revoke_all(&self, account: AccountId) -> Result<(), StoreError>;
+    /// Deletes one token; other tokens of the account stay valid. Appends
+    /// `audit`, when given, if there was such a token (to its account's log).
+    // Named lifetimes: mockall cannot mock an elided one inside `Option<&_>`.
+    async fn revoke<'s, 't, 'a>(
+        &'s self,
+        token: &'t SecretHash,
+        audit: Option<&'a AuditNote>,
+    ) -> Result<(), StoreError>;
+    /// Deletes every token of the account, and appends `audit` when given.
+    // Named lifetimes: mockall cannot mock an elided one inside `Option<&_>`.
+    async fn revoke_all<'s, 'a>(
+        &'s self,
+        account: AccountId,
+        audit: Option<&'a AuditNote>,
+    ) -> Result<(), StoreError>;
 }
 
 /// The most reset keys an account has outstanding: storing another ends the
@@ -147,11 +179,13 @@ pub trait EmailKeyRepository: Send + Sync {
     /// Atomically, if the reset key is still unused and unexpired: sets the
     /// password hash, marks the address verified, ends every reset key and
     /// every API token of the account, and replaces its install token.
-    /// Returns whether it did (false when another request used the key first).
+    /// Appends `audit` when it did, to the account's log. Returns whether
+    /// it did (false when another request used the key first).
     async fn complete_reset(
         &self,
         key: &SecretHash,
         reset: &CompletedReset,
+        audit: &AuditNote,
     ) -> Result<bool, StoreError>;
     /// Forgets keys that have expired at `now`, and reset keys already used.
     async fn purge_keys(&self, now: Timestamp) -> Result<(), StoreError>;

@@ -7,9 +7,9 @@ use mockall::automock;
 use super::StoreError;
 use domain::secret::SecretHash;
 use domain::{
-    AccountId, Command, CommandId, CommandOutcome, CommandRecord, Device, DeviceDescription,
-    DeviceName, DeviceOrdering, FactsReport, MachineType, Port, Selector, Serial, TagChange,
-    TagCount, TagSet, Timestamp,
+    AccountId, AuditNote, Command, CommandId, CommandOutcome, CommandRecord, Device,
+    DeviceDescription, DeviceName, DeviceOrdering, FactsReport, MachineType, Origin, Port,
+    Selector, Serial, TagChange, TagCount, TagSet, Timestamp,
 };
 use thiserror::Error;
 
@@ -33,6 +33,32 @@ pub struct DeviceChanges {
     pub description: Option<DeviceDescription>,
     /// New tags, replacing the old set.
     pub tags: Option<TagSet>,
+}
+
+impl DeviceChanges {
+    /// The fields whose value these changes alter on `before`, as a
+    /// `device.update` entry names them.
+    pub fn fields_changed_from(&self, before: &Device) -> Vec<&'static str> {
+        [
+            (
+                "name",
+                self.name.as_ref().is_some_and(|name| *name != before.name),
+            ),
+            (
+                "description",
+                self.description
+                    .as_ref()
+                    .is_some_and(|description| *description != before.description),
+            ),
+            (
+                "tags",
+                self.tags.as_ref().is_some_and(|tags| *tags != before.tags),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(field, changed)| changed.then_some(field))
+        .collect()
+    }
 }
 
 /// One page of a listing: `limit` devices after the first `offset`.
@@ -129,13 +155,16 @@ pub trait DeviceRepository: Send + Sync {
     /// Atomically: each device of the account the selector selects (online
     /// as of `online_after`) loses the change's `remove` tags, then gains its
     /// `add` tags; or, when one would carry more than 20, nothing changes.
-    /// Concurrent changes never interleave on one device.
+    /// Concurrent changes never interleave on one device. Each device whose
+    /// tags changed gets a `device.update` entry by `origin` (`{"changed":
+    /// ["tags"]}`), in the same transaction, in serial order.
     async fn retag(
         &self,
         owner: AccountId,
         selector: &Selector,
         online_after: Timestamp,
         change: &TagChange,
+        origin: &Origin,
     ) -> Result<Retagged, StoreError>;
     /// One device, only if it belongs to `owner`.
     async fn find_for(
@@ -144,19 +173,27 @@ pub trait DeviceRepository: Send + Sync {
         serial: &Serial,
     ) -> Result<Option<Device>, StoreError>;
     /// Stores a new device. Must return [`CreateDeviceError::DuplicateSerial`]
-    /// when the serial is taken.
-    async fn create(&self, device: &Device) -> Result<(), CreateDeviceError>;
+    /// when the serial is taken. Appends `audit`.
+    async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError>;
     /// Applies the changes to a device of `owner`; the updated device, or
-    /// `None` when `owner` has no such device.
+    /// `None` when `owner` has no such device. When a value changed, appends
+    /// a `device.update` entry by `origin` naming the fields that did.
     async fn update(
         &self,
         owner: AccountId,
         serial: &Serial,
         changes: &DeviceChanges,
+        origin: &Origin,
     ) -> Result<Option<Device>, StoreError>;
     /// Deletes a device of `owner` with its credential, ports and commands,
-    /// and wakes its long polls. Returns whether there was one.
-    async fn delete(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError>;
+    /// and wakes its long polls; appends `audit` when there was one.
+    /// Returns whether there was one.
+    async fn delete(
+        &self,
+        owner: AccountId,
+        serial: &Serial,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError>;
     /// The ports last reported for a device of `owner` (ascending); `None`
     /// when `owner` has no such device.
     async fn ports(
@@ -168,8 +205,8 @@ pub trait DeviceRepository: Send + Sync {
     /// owner already has a device with this serial and it is offline, gives
     /// it the new token (ending the old one), the name, and the machine type
     /// when sent. Returns the device as stored; [`EnrolError::Online`] when
-    /// the device is online.
-    async fn enroll(&self, enrolment: &Enrolment) -> Result<Device, EnrolError>;
+    /// the device is online. Appends `audit` when it enrolled.
+    async fn enroll(&self, enrolment: &Enrolment, audit: &AuditNote) -> Result<Device, EnrolError>;
     /// The device a device token belongs to, if the token is current.
     async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError>;
     /// Records a heartbeat at `now` and takes over the facts (and ports)
@@ -209,13 +246,17 @@ pub trait CommandRepository: Send + Sync {
     /// or received): then that one (the latest, if several) is returned, not
     /// queued. Wakes the device's listeners when a command is queued. The
     /// check and the queuing are atomic: of racing requests, one queues and
-    /// the others join its command.
-    async fn queue_reboot(
-        &self,
-        device: &Serial,
-        command_id: &CommandId,
+    /// the others join its command. With `origin` (a person's request, not
+    /// a job's wave), appends a `device.reboot` entry naming the command
+    /// returned, queued or joined.
+    // Named lifetimes: mockall cannot mock an elided one inside `Option<&_>`.
+    async fn queue_reboot<'s, 'd, 'c, 'o>(
+        &'s self,
+        device: &'d Serial,
+        command_id: &'c CommandId,
         now: Timestamp,
         lapse_before: Timestamp,
+        origin: Option<&'o Origin>,
     ) -> Result<QueuedReboot, StoreError>;
     /// One command of a device of `owner`, by id, in one query; `None` when
     /// `owner` has no such device or the device has no command with this id.

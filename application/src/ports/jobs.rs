@@ -9,8 +9,8 @@ use mockall::automock;
 
 use super::{EventRecord, StoreError, Window};
 use domain::{
-    AccountId, AckDetail, Action, CommandId, DeviceName, JobId, JobSettings, JobStatus, Selector,
-    Serial, TargetCounts, TargetStatus, Timestamp,
+    AccountId, AckDetail, Action, AuditNote, CommandId, DeviceName, JobId, JobSettings, JobStatus,
+    Selector, Serial, TargetCounts, TargetStatus, Timestamp,
 };
 
 /// A job to store, as its owner asked for it.
@@ -133,6 +133,16 @@ pub enum Settlement {
     NextWaveAt(Timestamp),
 }
 
+/// What a settlement that ends a job's run announces, in the settlement's
+/// own transaction.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SettlementNotices {
+    /// The webhook event (`job.completed`, `job.halted`).
+    pub event: Option<EventRecord>,
+    /// The audit entry (`job.complete`, `job.halt`).
+    pub audit: Option<AuditNote>,
+}
+
 /// What an owner's request to change a job came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobChange {
@@ -156,7 +166,13 @@ pub trait JobRepository: Send + Sync {
     /// in list order (creation time, then serial), target i in wave
     /// `WavePlan::wave_of(i)`, with `next_wave_time` = its start time. A
     /// `Scheduled` one has no targets yet.
-    async fn create_job(&self, job: &NewJob, online_after: Timestamp) -> Result<(), StoreError>;
+    /// Appends `audit` in the same transaction.
+    async fn create_job(
+        &self,
+        job: &NewJob,
+        online_after: Timestamp,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError>;
     /// Atomically, if the job is still `Scheduled`: resolves its selector as
     /// [`create_job`](Self::create_job) does and makes it `Running`, its
     /// first wave due at `now`. Returns whether it did.
@@ -206,34 +222,38 @@ pub trait JobRepository: Send + Sync {
     /// targets or past its last wave): keeps the final status of the wave's targets (so that a purge of old
     /// commands or a deleted device no longer changes them), and completes
     /// the job (finished at `now`), halts it, or sets when its next wave
-    /// starts. When it does and `event` is given (a completion or a halt),
-    /// the same transaction queues the event for each of the job owner's
-    /// webhooks subscribed to it (a pending delivery each, due at once).
-    /// Returns whether it did.
-    async fn settle_wave<'a>(
+    /// starts. When it does, the same transaction makes the `notices`:
+    /// queues the event, when given (a completion or a halt), for each of
+    /// the job owner's webhooks subscribed to it (a pending delivery each,
+    /// due at once), and appends the audit note, when given (`job.complete`,
+    /// `job.halt`). Returns whether it did.
+    async fn settle_wave(
         &self,
         id: &JobId,
         wave: u32,
         settlement: Settlement,
         now: Timestamp,
         lapse_before: Timestamp,
-        event: Option<&'a EventRecord>,
+        notices: &SettlementNotices,
     ) -> Result<bool, StoreError>;
     /// Atomically cancels a job of `owner` that is not finished: it becomes
-    /// `Cancelled`, finished at `now`, and its `waiting` targets `skipped`.
+    /// `Cancelled`, finished at `now`, and its `waiting` targets `skipped`;
+    /// appends `audit` when it did.
     async fn cancel_job(
         &self,
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError>;
     /// Atomically resumes a `Halted` job of `owner`: it becomes `Running`
-    /// with its next wave due at `now`.
+    /// with its next wave due at `now`; appends `audit` when it did.
     async fn resume_job(
         &self,
         owner: AccountId,
         id: &JobId,
         now: Timestamp,
+        audit: &AuditNote,
     ) -> Result<JobChange, StoreError>;
     /// One job of `owner`, with its counts.
     async fn find_job(

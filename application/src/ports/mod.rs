@@ -4,6 +4,7 @@
 //! adapter implements.
 
 mod accounts;
+mod audit;
 mod clock;
 mod console;
 mod devices;
@@ -19,6 +20,7 @@ mod transfer;
 mod webhooks;
 
 pub use accounts::*;
+pub use audit::*;
 pub use clock::*;
 pub use console::*;
 pub use devices::*;
@@ -132,6 +134,8 @@ impl StoreError {
 pub struct Ports {
     /// Accounts.
     pub accounts: Arc<dyn AccountRepository>,
+    /// The audit log's reading, export, verification and retention.
+    pub audit: Arc<dyn AuditLog>,
     /// API tokens.
     pub tokens: Arc<dyn TokenRepository>,
     /// E-mailed keys.

@@ -10,8 +10,8 @@ use super::{StoreError, Window};
 use crate::mail::Email;
 use chrono::Duration;
 use domain::{
-    AccountId, AfterSeconds, AlertId, AlertState, DeviceName, MonitorId, MonitorKind, MonitorName,
-    Selector, Serial, Timestamp, WebhookEvent,
+    AccountId, AfterSeconds, AlertId, AlertState, AuditNote, DeviceName, MonitorId, MonitorKind,
+    MonitorName, Selector, Serial, Timestamp, WebhookEvent,
 };
 
 /// A monitor to store.
@@ -259,7 +259,12 @@ pub struct DueDigest {
 #[async_trait]
 pub trait MonitorRepository: Send + Sync {
     /// Stores a new monitor.
-    async fn create_monitor(&self, monitor: &NewMonitor) -> Result<(), StoreError>;
+    /// Appends `audit` in the same transaction.
+    async fn create_monitor(
+        &self,
+        monitor: &NewMonitor,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError>;
     /// A page of `owner`'s monitors, newest first (in creation order, also
     /// within one second).
     async fn list_monitors(
@@ -275,14 +280,22 @@ pub trait MonitorRepository: Send + Sync {
     ) -> Result<Option<MonitorRecord>, StoreError>;
     /// Deletes a monitor of `owner` and its alerts (digest lines already
     /// due stay: those notifications were made); whether it existed.
-    async fn delete_monitor(&self, owner: AccountId, id: &MonitorId) -> Result<bool, StoreError>;
+    /// Appends `audit` when it did.
+    async fn delete_monitor(
+        &self,
+        owner: AccountId,
+        id: &MonitorId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError>;
     /// Sets until when a monitor of `owner` is snoozed (`None` ends it);
     /// the monitor after the change, `None` when `owner` has no such one.
+    /// Appends `audit` when there was one.
     async fn snooze_monitor(
         &self,
         owner: AccountId,
         id: &MonitorId,
         until: Option<Timestamp>,
+        audit: &AuditNote,
     ) -> Result<Option<MonitorRecord>, StoreError>;
     /// A page of `owner`'s alerts matching `filter`, newest first (in
     /// opening order, also within one second).

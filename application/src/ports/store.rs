@@ -1,10 +1,10 @@
 //! The umbrella of the repository ports: everything one storage adapter is.
 
 use super::{
-    AccountRepository, Clock, CommandRepository, ConsoleSessionRepository, DeviceRepository,
-    EmailKeyRepository, EventData, FleetSignals, JobRepository, LoginAttemptRepository, MailLinks,
-    Mailer, MonitorRepository, Outbox, PasswordHasher, Ports, RandomSource, StoreProbe,
-    TokenRepository, WebhookRepository, WebhookTransport,
+    AccountRepository, AuditLog, Clock, CommandRepository, ConsoleSessionRepository,
+    DeviceRepository, EmailKeyRepository, EventData, FleetSignals, JobRepository,
+    LoginAttemptRepository, MailLinks, Mailer, MonitorRepository, Outbox, PasswordHasher, Ports,
+    RandomSource, StoreProbe, TokenRepository, WebhookRepository, WebhookTransport,
 };
 use std::sync::Arc;
 
@@ -19,6 +19,7 @@ use std::sync::Arc;
 /// is a `Store`; nothing implements it by hand.
 pub trait Store:
     AccountRepository
+    + AuditLog
     + TokenRepository
     + EmailKeyRepository
     + DeviceRepository
@@ -39,6 +40,7 @@ pub trait Store:
 
 impl<T> Store for T where
     T: AccountRepository
+        + AuditLog
         + TokenRepository
         + EmailKeyRepository
         + DeviceRepository
@@ -72,6 +74,7 @@ impl Ports {
         let (transport, event_data) = webhooks;
         Self {
             accounts: store.clone(),
+            audit: store.clone(),
             tokens: store.clone(),
             keys: store.clone(),
             devices: store.clone(),

@@ -98,11 +98,16 @@ pub enum Table {
     WebhookDeliveries,
     /// Mail not yet delivered.
     Outbox,
+    /// The audit log's entries (docs/audit.md).
+    AuditLog,
+    /// The audit chain's head and checkpoint: the one row the migration
+    /// seeds (see [`Table::seeded`]).
+    AuditChain,
 }
 
 impl Table {
     /// Every table, in an order where a row's references are copied before it.
-    pub const ALL: [Table; 18] = [
+    pub const ALL: [Table; 20] = [
         Table::Accounts,
         Table::ApiTokens,
         Table::ConsoleSessions,
@@ -121,6 +126,8 @@ impl Table {
         Table::Webhooks,
         Table::WebhookDeliveries,
         Table::Outbox,
+        Table::AuditLog,
+        Table::AuditChain,
     ];
 
     /// The table's name in both stores.
@@ -144,6 +151,8 @@ impl Table {
             Table::Webhooks => "webhooks",
             Table::WebhookDeliveries => "webhook_deliveries",
             Table::Outbox => "outbox",
+            Table::AuditLog => "audit_log",
+            Table::AuditChain => "audit_chain",
         }
     }
 
@@ -156,6 +165,8 @@ impl Table {
             Table::AlertMailWindows => "alert mail windows",
             Table::AlertDigestLines => "alert digest lines",
             Table::WebhookDeliveries => "webhook deliveries",
+            Table::AuditLog => "audit entries",
+            Table::AuditChain => "audit chain",
             other => other.name(),
         }
     }
@@ -181,6 +192,8 @@ impl Table {
             Table::Webhooks => WEBHOOKS_COLUMNS,
             Table::WebhookDeliveries => WEBHOOK_DELIVERIES_COLUMNS,
             Table::Outbox => OUTBOX_COLUMNS,
+            Table::AuditLog => AUDIT_LOG_COLUMNS,
+            Table::AuditChain => AUDIT_CHAIN_COLUMNS,
         }
     }
 
@@ -218,13 +231,32 @@ impl Table {
             Table::JobTargets => &["job_id", "position"],
             Table::AlertMailWindows => &["account_id"],
             Table::AlertDigestLines => &["account_id", "seq"],
+            Table::AuditChain => &["singleton"],
             Table::DeviceCommands
             | Table::Jobs
             | Table::Monitors
             | Table::Alerts
             | Table::Webhooks
             | Table::WebhookDeliveries
-            | Table::Outbox => &["id"],
+            | Table::Outbox
+            | Table::AuditLog => &["id"],
+        }
+    }
+
+    /// Whether a migrated, empty store already holds this table's rows (the
+    /// audit chain's one row, head 0): an import deletes them before it
+    /// writes the table's rows, which replace them.
+    pub fn seeded(self) -> bool {
+        self == Table::AuditChain
+    }
+
+    /// The SQL condition, the same in both stores, of the rows that make a
+    /// store not empty: all of them, but for a [`seeded`](Self::seeded)
+    /// table only those that differ from the seed.
+    pub fn held_rows(self) -> &'static str {
+        match self {
+            Table::AuditChain => "head_id <> 0 OR checkpoint_id IS NOT NULL",
+            _ => "1 = 1",
         }
     }
 }

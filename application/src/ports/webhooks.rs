@@ -7,7 +7,8 @@ use mockall::automock;
 
 use super::{AlertRecord, EventRecord, JobRecord, StoreError, Window};
 use domain::{
-    AccountId, DeliveryId, DeliveryStatus, EventSet, TargetUrl, Timestamp, WebhookEvent, WebhookId,
+    AccountId, AuditNote, DeliveryId, DeliveryStatus, EventSet, TargetUrl, Timestamp, WebhookEvent,
+    WebhookId,
 };
 
 /// A webhook to store.
@@ -120,7 +121,12 @@ pub struct AttemptRecord {
 #[async_trait]
 pub trait WebhookRepository: Send + Sync {
     /// Stores a new webhook.
-    async fn create_webhook(&self, webhook: &NewWebhook) -> Result<(), StoreError>;
+    /// Appends `audit` in the same transaction.
+    async fn create_webhook(
+        &self,
+        webhook: &NewWebhook,
+        audit: &AuditNote,
+    ) -> Result<(), StoreError>;
     /// A page of `owner`'s webhooks, newest first (in creation order, also
     /// within one second).
     async fn list_webhooks(
@@ -136,7 +142,13 @@ pub trait WebhookRepository: Send + Sync {
     ) -> Result<Option<WebhookRecord>, StoreError>;
     /// Deletes a webhook of `owner` and its deliveries (none is attempted
     /// after); whether it existed.
-    async fn delete_webhook(&self, owner: AccountId, id: &WebhookId) -> Result<bool, StoreError>;
+    /// Appends `audit` when it did.
+    async fn delete_webhook(
+        &self,
+        owner: AccountId,
+        id: &WebhookId,
+        audit: &AuditNote,
+    ) -> Result<bool, StoreError>;
     /// Queues `event` (a ping) for this webhook alone as delivery `delivery`,
     /// due at once; whether `owner` has the webhook.
     async fn queue_ping(

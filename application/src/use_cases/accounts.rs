@@ -1,15 +1,19 @@
 //! Registering, the display name, the install token, and passwords.
 
-use super::Registration;
 use super::lockout::Lockout;
 use super::secrets::Secrets;
 use super::verification::VerificationMail;
+use super::{Registration, Requester};
 use crate::ports::{
     AccountRepository, Clock, CreateAccountError, NewAccount, PasswordHasher, StoreError,
 };
 use domain::password::{self, PasswordProblem};
 use domain::secret::SecretHash;
-use domain::{Account, EmailAddress, InstallToken, ProfileName};
+use domain::{
+    Account, Actor, AuditAction, AuditDetail, AuditNote, AuditTarget, EmailAddress, InstallToken,
+    Origin, ProfileName,
+};
+use std::net::IpAddr;
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -122,9 +126,14 @@ impl Accounts {
     /// Registers an account with no usable password and returns its first
     /// API token; a verification link is queued for mailing in the same
     /// transaction.
-    pub async fn register(&self, email: EmailAddress) -> Result<String, RegisterError> {
+    pub async fn register(
+        &self,
+        email: EmailAddress,
+        address: Option<IpAddr>,
+    ) -> Result<String, RegisterError> {
         let token = self.secrets.mint_api_token();
-        self.create_registered(email, Some(token.hash)).await?;
+        self.create_registered(email, Some(token.hash), address)
+            .await?;
         Ok(token.secret)
     }
 
@@ -133,39 +142,53 @@ impl Accounts {
     pub async fn register_for_console(
         &self,
         email: EmailAddress,
+        address: Option<IpAddr>,
     ) -> Result<Account, RegisterError> {
-        self.create_registered(email, None).await
+        self.create_registered(email, None, address).await
     }
 
     async fn create_registered(
         &self,
         email: EmailAddress,
         first_token: Option<SecretHash>,
+        address: Option<IpAddr>,
     ) -> Result<Account, RegisterError> {
         if !self.registration_is_open() {
             return Err(RegisterError::Closed);
         }
         let verification = self.verification_mail.key_for(&email);
+        let now = self.clock.now();
+        let audit = AuditNote::new(
+            Origin::new(now, Actor::user(&email), address),
+            AuditAction::AccountRegister,
+            AuditTarget::account(&email),
+        );
         let account = NewAccount {
             email,
             name: ProfileName::default(),
             password_hash: None,
             email_verified: false,
             install_token: self.secrets.mint_install_token(),
-            created_time: self.clock.now(),
+            created_time: now,
             first_token,
             verification: Some(verification),
         };
-        Ok(self.accounts.create(account).await?)
+        Ok(self.accounts.create(account, &audit).await?)
     }
 
-    /// Sets the display name.
+    /// Sets the display name (recorded when it was another).
     pub async fn rename(
         &self,
-        account: &Account,
+        by: Requester<'_>,
         name: &ProfileName,
     ) -> Result<Account, StoreError> {
-        self.accounts.update_name(account.id, name).await
+        let audit = by.note_with(
+            self.clock.now(),
+            AuditAction::ProfileUpdate,
+            AuditTarget::account(&by.account.email),
+            AuditDetail::changed(vec!["name"]),
+        );
+        self.accounts.update_name(by.account.id, name, &audit).await
     }
 
     /// Changes the password. `old` is needed only while the account has a
@@ -175,10 +198,11 @@ impl Accounts {
     /// outstanding reset link of the account ends.
     pub async fn change_password(
         &self,
-        account: &Account,
+        by: Requester<'_>,
         old: Option<&str>,
         new: &str,
     ) -> Result<(), ChangePasswordError> {
+        let account = by.account;
         let old_problem = match (&account.password_hash, old) {
             (None, _) => None,
             (Some(_), None) => Some(OldPasswordProblem::Missing),
@@ -203,15 +227,20 @@ impl Accounts {
             });
         }
         let hash = self.hasher.hash(new).await?;
-        Ok(self.accounts.set_password(account.id, &hash).await?)
+        let audit = by.account_note(self.clock.now(), AuditAction::PasswordChange);
+        Ok(self
+            .accounts
+            .set_password(account.id, &hash, Some(&audit))
+            .await?)
     }
 
     /// Gives the account a new install token; the old one ends at once.
     /// Devices enrolled with it keep working.
-    pub async fn rotate_install_token(&self, account: &Account) -> Result<Account, StoreError> {
+    pub async fn rotate_install_token(&self, by: Requester<'_>) -> Result<Account, StoreError> {
         let install_token = self.secrets.mint_install_token();
+        let audit = by.account_note(self.clock.now(), AuditAction::InstallTokenRotate);
         self.accounts
-            .replace_install_token(account.id, &install_token)
+            .replace_install_token(by.account.id, &install_token, &audit)
             .await
     }
 
@@ -238,17 +267,23 @@ impl Accounts {
             }
         };
         let token = self.secrets.mint_api_token();
+        let now = self.clock.now();
+        let audit = AuditNote::new(
+            Origin::cli(now),
+            AuditAction::AccountCreate,
+            AuditTarget::account(&email),
+        );
         let account = NewAccount {
             email,
             name,
             password_hash,
             email_verified: verified,
             install_token: install_token.clone(),
-            created_time: self.clock.now(),
+            created_time: now,
             first_token: Some(token.hash),
             verification: None,
         };
-        let account = self.accounts.create(account).await?;
+        let account = self.accounts.create(account, &audit).await?;
         Ok(CreatedUser {
             email: account.email.to_string(),
             token: token.secret,

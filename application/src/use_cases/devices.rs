@@ -1,6 +1,7 @@
 //! Listing, showing, editing, deleting and rebooting devices, and (for
 //! operators) adding them.
 
+use super::Requester;
 use super::secrets::Secrets;
 use crate::ports::{
     AccountRepository, Clock, CommandRepository, CreateDeviceError, DeviceChanges,
@@ -9,8 +10,8 @@ use crate::ports::{
 use chrono::Duration;
 use domain::device::wormhole_slug;
 use domain::{
-    Account, CommandId, CommandRecord, CommandState, Device, DeviceDescription, DeviceFacts,
-    DeviceName, EmailAddress, Port, Serial, TagSet,
+    Account, AuditAction, AuditNote, AuditTarget, CommandId, CommandRecord, CommandState, Device,
+    DeviceDescription, DeviceFacts, DeviceName, EmailAddress, Origin, Port, Serial, TagSet,
 };
 use std::sync::Arc;
 use thiserror::Error;
@@ -137,25 +138,31 @@ impl Devices {
     /// Renames or describes one of the account's devices.
     pub async fn update(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         serial: &Serial,
         changes: DeviceChanges,
     ) -> Result<DeviceView, UpdateDeviceError> {
+        let now = self.clock.now();
         let device = self
             .devices
-            .update(owner.id, serial, &changes)
+            .update(by.account.id, serial, &changes, &by.origin(now))
             .await?
             .ok_or(UpdateDeviceError::NotFound)?;
-        self.signals.announce(owner.id).await;
-        Ok(self.view(device, self.clock.now()))
+        self.signals.announce(by.account.id).await;
+        Ok(self.view(device, now))
     }
 
     /// Deletes one of the account's devices; its device token ends with it.
     /// Returns whether the account had it.
-    pub async fn delete(&self, owner: &Account, serial: &Serial) -> Result<bool, StoreError> {
-        let deleted = self.devices.delete(owner.id, serial).await?;
+    pub async fn delete(&self, by: Requester<'_>, serial: &Serial) -> Result<bool, StoreError> {
+        let audit = by.note(
+            self.clock.now(),
+            AuditAction::DeviceDelete,
+            AuditTarget::device(serial),
+        );
+        let deleted = self.devices.delete(by.account.id, serial, &audit).await?;
         if deleted {
-            self.signals.announce(owner.id).await;
+            self.signals.announce(by.account.id).await;
         }
         Ok(deleted)
     }
@@ -227,9 +234,10 @@ impl Devices {
     /// for the reboot: the new one, or the unfinished one it joined.
     pub async fn reboot(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         serial: &Serial,
     ) -> Result<CommandView, RebootError> {
+        let owner = by.account;
         if !self.owns(owner, serial).await? {
             return Err(RebootError::NotFound);
         }
@@ -238,7 +246,13 @@ impl Devices {
         let lapse_before = now - self.command_lifetime;
         let reboot = self
             .commands
-            .queue_reboot(serial, &command_id, now, lapse_before)
+            .queue_reboot(
+                serial,
+                &command_id,
+                now,
+                lapse_before,
+                Some(&by.origin(now)),
+            )
             .await?;
         if reboot.queued {
             self.signals.announce(owner.id).await;
@@ -272,10 +286,18 @@ impl Devices {
             last_seen: spec.online.then_some(now),
             created_time: now,
         };
-        self.devices.create(&device).await.map_err(|e| match e {
-            CreateDeviceError::DuplicateSerial => AddDeviceError::DuplicateSerial,
-            CreateDeviceError::Store(e) => AddDeviceError::Store(e),
-        })?;
+        let audit = AuditNote::new(
+            Origin::cli(now),
+            AuditAction::DeviceCreate,
+            AuditTarget::device(&device.serial),
+        );
+        self.devices
+            .create(&device, &audit)
+            .await
+            .map_err(|e| match e {
+                CreateDeviceError::DuplicateSerial => AddDeviceError::DuplicateSerial,
+                CreateDeviceError::Store(e) => AddDeviceError::Store(e),
+            })?;
         self.signals.announce(account.id).await;
         Ok(self.view(device, now))
     }

@@ -10,8 +10,8 @@ use domain::command::{REDELIVERY_AFTER, heartbeat_interval};
 use domain::device::wormhole_slug;
 use domain::secret::SecretHash;
 use domain::{
-    Command, CommandId, CommandOutcome, Device, DeviceName, FactsReport, InstallToken, MachineType,
-    PollWait, Serial,
+    Actor, AuditAction, AuditNote, AuditTarget, Command, CommandId, CommandOutcome, Device,
+    DeviceName, FactsReport, InstallToken, MachineType, Origin, PollWait, Serial,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +28,8 @@ pub struct InstallRequest {
     pub serial: Option<Serial>,
     /// The device's hardware, when known.
     pub machine_type: Option<MachineType>,
+    /// The client's address, as throttling takes it.
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// An enrolled device and its new credential.
@@ -110,11 +112,20 @@ impl Fleet {
             now,
             online_after: now - self.online_window,
         };
-        let device = self.devices.enroll(&enrolment).await.map_err(|e| match e {
-            EnrolError::ForeignSerial => InstallError::ForeignSerial,
-            EnrolError::Online => InstallError::Online,
-            EnrolError::Store(e) => InstallError::Store(e),
-        })?;
+        let audit = AuditNote::new(
+            Origin::new(now, Actor::device(&enrolment.serial), request.address),
+            AuditAction::DeviceInstall,
+            AuditTarget::device(&enrolment.serial),
+        );
+        let device = self
+            .devices
+            .enroll(&enrolment, &audit)
+            .await
+            .map_err(|e| match e {
+                EnrolError::ForeignSerial => InstallError::ForeignSerial,
+                EnrolError::Online => InstallError::Online,
+                EnrolError::Store(e) => InstallError::Store(e),
+            })?;
         self.signals.announce(account.id).await;
         Ok(Installed {
             device,

@@ -5,13 +5,16 @@ mod runner;
 
 pub use runner::JobRunner;
 
+use super::Requester;
 use super::secrets::Secrets;
 use crate::ports::{
     Clock, FleetSignals, JobChange, JobPage, JobRecord, JobRepository, NewJob, StoreError,
     TargetPage, Window,
 };
 use chrono::Duration;
-use domain::{Account, Action, JobId, JobSettings, JobStatus, Selector, Timestamp};
+use domain::{
+    Account, Action, AuditAction, AuditTarget, JobId, JobSettings, JobStatus, Selector, Timestamp,
+};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -65,9 +68,10 @@ impl Jobs {
     /// it is completed) when it returns.
     pub async fn create(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         request: JobRequest,
     ) -> Result<JobRecord, StoreError> {
+        let owner = by.account;
         let now = self.clock.now();
         let later = request.start_time.filter(|start| *start > now);
         let job = NewJob {
@@ -85,7 +89,10 @@ impl Jobs {
             },
             created_time: now,
         };
-        self.jobs.create_job(&job, now - self.online_window).await?;
+        let audit = by.note(now, AuditAction::JobCreate, AuditTarget::job(&job.id));
+        self.jobs
+            .create_job(&job, now - self.online_window, &audit)
+            .await?;
         tracing::info!(job = %job.id, status = job.status.code(), "job created");
         if job.status == JobStatus::Running {
             self.runner.advance(&job.id).await?;
@@ -121,9 +128,11 @@ impl Jobs {
 
     /// Cancels a job that has not finished: its waiting targets are
     /// skipped; commands already given are not withdrawn.
-    pub async fn cancel(&self, owner: &Account, id: &JobId) -> Result<JobRecord, JobActionError> {
+    pub async fn cancel(&self, by: Requester<'_>, id: &JobId) -> Result<JobRecord, JobActionError> {
+        let owner = by.account;
         let now = self.clock.now();
-        match self.jobs.cancel_job(owner.id, id, now).await? {
+        let audit = by.note(now, AuditAction::JobCancel, AuditTarget::job(id));
+        match self.jobs.cancel_job(owner.id, id, now, &audit).await? {
             JobChange::Missing => Err(JobActionError::NotFound),
             JobChange::Refused => Err(JobActionError::AlreadyFinished),
             JobChange::Changed => {
@@ -135,9 +144,11 @@ impl Jobs {
     }
 
     /// Resumes a halted job: it runs again, its next wave started in this call.
-    pub async fn resume(&self, owner: &Account, id: &JobId) -> Result<JobRecord, JobActionError> {
+    pub async fn resume(&self, by: Requester<'_>, id: &JobId) -> Result<JobRecord, JobActionError> {
+        let owner = by.account;
         let now = self.clock.now();
-        match self.jobs.resume_job(owner.id, id, now).await? {
+        let audit = by.note(now, AuditAction::JobResume, AuditTarget::job(id));
+        match self.jobs.resume_job(owner.id, id, now, &audit).await? {
             JobChange::Missing => Err(JobActionError::NotFound),
             JobChange::Refused => Err(JobActionError::NotHalted),
             JobChange::Changed => {

@@ -2,6 +2,7 @@
 //! and [`Services`] builds them all from one set of ports.
 
 mod accounts;
+mod audit;
 mod devices;
 mod fleet;
 mod housekeeping;
@@ -11,6 +12,7 @@ mod mail_delivery;
 mod monitors;
 mod password_reset;
 mod probes;
+mod requester;
 mod secrets;
 mod sessions;
 mod store_copy;
@@ -23,6 +25,7 @@ mod webhooks;
 pub use accounts::{
     Accounts, ChangePasswordError, CreateUserError, CreatedUser, OldPasswordProblem, RegisterError,
 };
+pub use audit::{AUDIT_BATCH, Audit, DEVICE_ACTIVITY};
 pub use devices::{
     AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, Devices, DevicesPage,
     Listing, PREVIEW, RebootError, RetagError, UpdateDeviceError,
@@ -34,6 +37,7 @@ pub use mail_delivery::{Delivery, MailDelivery};
 pub use monitors::{MonitorEngine, MonitorRequest, Monitors};
 pub use password_reset::{ConfirmResetError, PasswordReset};
 pub use probes::Probes;
+pub use requester::Requester;
 pub use sessions::{LoginError, Sessions};
 pub use store_copy::copy_store;
 pub use verification::{Verification, VerifyEmailError};
@@ -62,6 +66,8 @@ pub struct Settings {
     pub command_lifetime: Duration,
     /// How long a command is remembered after it was issued.
     pub command_retention: Duration,
+    /// How long audit entries are kept.
+    pub audit_retention: Duration,
     /// How failed logins lock an account; `None` turns locking off.
     pub login_lockout: Option<LockoutPolicy>,
     /// A console session ends after this long unused.
@@ -124,6 +130,7 @@ impl Default for Settings {
             reset_key_lifetime: Duration::hours(24),
             command_lifetime: Duration::minutes(10),
             command_retention: Duration::days(30),
+            audit_retention: Duration::days(365),
             login_lockout: Some(LockoutPolicy {
                 max_failures: 5,
                 period: Duration::minutes(15),
@@ -169,6 +176,8 @@ pub struct Services {
     pub mail: MailDelivery,
     /// Purges of expired keys, old commands and lapsed login failures.
     pub housekeeping: Housekeeping,
+    /// The audit log: reading, export, verification, retention.
+    pub audit: Audit,
     /// Readiness and counts, for health checks and metrics.
     pub probes: Probes,
 }
@@ -247,6 +256,7 @@ impl Services {
             },
             sessions: Sessions {
                 accounts: ports.accounts.clone(),
+                audit: ports.audit.clone(),
                 tokens: ports.tokens.clone(),
                 hasher: ports.hasher.clone(),
                 clock: ports.clock.clone(),
@@ -310,6 +320,11 @@ impl Services {
                 clock: ports.clock.clone(),
                 online_window: settings.online_window,
                 command_lifetime: settings.command_lifetime,
+            },
+            audit: Audit {
+                log: ports.audit.clone(),
+                clock: ports.clock.clone(),
+                retention: settings.audit_retention,
             },
             housekeeping: Housekeeping {
                 keys: ports.keys,

@@ -7,13 +7,15 @@ mod verdicts;
 
 pub use engine::MonitorEngine;
 
+use super::Requester;
 use super::secrets::Secrets;
 use crate::ports::{
     AlertFilter, AlertPage, AlertRecord, Clock, MonitorPage, MonitorRecord, MonitorRepository,
     NewMonitor, StoreError, Window,
 };
 use domain::{
-    Account, AfterSeconds, AlertId, MonitorId, MonitorKind, MonitorName, Selector, Timestamp,
+    Account, AfterSeconds, AlertId, AuditAction, AuditDetail, AuditTarget, MonitorId, MonitorKind,
+    MonitorName, Selector, Timestamp,
 };
 use std::sync::Arc;
 
@@ -51,9 +53,11 @@ impl Monitors {
     /// Creates a monitor; the engine evaluates it from its next tick.
     pub async fn create(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         request: MonitorRequest,
     ) -> Result<MonitorRecord, StoreError> {
+        let owner = by.account;
+        let now = self.clock.now();
         let monitor = NewMonitor {
             id: MonitorId::from_random_bytes(self.secrets.random_bytes()),
             owner: owner.id,
@@ -62,9 +66,14 @@ impl Monitors {
             selector: request.selector,
             selector_json: request.selector_json,
             after: request.after,
-            created_time: self.clock.now(),
+            created_time: now,
         };
-        self.monitors.create_monitor(&monitor).await?;
+        let audit = by.note(
+            now,
+            AuditAction::MonitorCreate,
+            AuditTarget::monitor(&monitor.id),
+        );
+        self.monitors.create_monitor(&monitor, &audit).await?;
         tracing::info!(monitor = %monitor.id, kind = monitor.kind.code().code(), "monitor created");
         self.get(owner, &monitor.id)
             .await?
@@ -86,8 +95,16 @@ impl Monitors {
     }
 
     /// Deletes a monitor and its alerts; whether the account had it.
-    pub async fn delete(&self, owner: &Account, id: &MonitorId) -> Result<bool, StoreError> {
-        let deleted = self.monitors.delete_monitor(owner.id, id).await?;
+    pub async fn delete(&self, by: Requester<'_>, id: &MonitorId) -> Result<bool, StoreError> {
+        let audit = by.note(
+            self.clock.now(),
+            AuditAction::MonitorDelete,
+            AuditTarget::monitor(id),
+        );
+        let deleted = self
+            .monitors
+            .delete_monitor(by.account.id, id, &audit)
+            .await?;
         if deleted {
             tracing::info!(monitor = %id, "monitor deleted");
         }
@@ -99,12 +116,21 @@ impl Monitors {
     /// account has no such monitor.
     pub async fn snooze(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         id: &MonitorId,
         until: Option<Timestamp>,
     ) -> Result<Option<MonitorRecord>, StoreError> {
-        let until = until.filter(|until| *until > self.clock.now());
-        self.monitors.snooze_monitor(owner.id, id, until).await
+        let now = self.clock.now();
+        let until = until.filter(|until| *until > now);
+        let audit = by.note_with(
+            now,
+            AuditAction::MonitorSnooze,
+            AuditTarget::monitor(id),
+            AuditDetail::Until(until),
+        );
+        self.monitors
+            .snooze_monitor(by.account.id, id, until, &audit)
+            .await
     }
 
     /// A page of the account's alerts, newest first.

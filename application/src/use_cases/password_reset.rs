@@ -8,9 +8,10 @@ use crate::ports::{
     KeyPurpose, MailLinks, MailedKey, NewEmailKey, PasswordHasher, StoreError,
 };
 use chrono::Duration;
-use domain::EmailAddress;
 use domain::password::{self, PasswordContext, PasswordProblem};
 use domain::secret::SecretHash;
+use domain::{Actor, AuditAction, AuditNote, AuditTarget, EmailAddress, Origin};
+use std::net::IpAddr;
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -72,8 +73,14 @@ impl PasswordReset {
     /// reset key, API token and console session of the account ends, and the install
     /// token is replaced (enrolled devices keep theirs). Whoever proved the
     /// mailbox may log in at once: the address's failed logins are forgotten
-    /// and its lock, if any, is lifted.
-    pub async fn confirm(&self, key: &str, new_password: &str) -> Result<(), ConfirmResetError> {
+    /// and its lock, if any, is lifted. The reset is recorded as
+    /// `password.reset` by someone anonymous from `address`.
+    pub async fn confirm(
+        &self,
+        key: &str,
+        new_password: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), ConfirmResetError> {
         let key = SecretHash::of(key);
         let now = self.clock.now();
         let account = self.keys.reset_account(&key, now).await?;
@@ -88,22 +95,26 @@ impl PasswordReset {
         let problems = password::check(new_password, &context)
             .err()
             .unwrap_or_default();
-        if account.is_none() || !problems.is_empty() {
+        let invalid_key = account.is_none();
+        let Some(account) = account.filter(|_| problems.is_empty()) else {
             return Err(ConfirmResetError::Rejected {
-                invalid_key: account.is_none(),
+                invalid_key,
                 new_password: problems,
             });
-        }
+        };
         let reset = CompletedReset {
             now,
             password_hash: self.hasher.hash(new_password).await?,
             install_token: self.secrets.mint_install_token(),
         };
-        if self.keys.complete_reset(&key, &reset).await? {
-            if let Some(account) = &account {
-                self.console_sessions.close_sessions(account.id).await?;
-                self.lockout.forget(&account.email).await?;
-            }
+        let audit = AuditNote::new(
+            Origin::new(now, Actor::anonymous(), address),
+            AuditAction::PasswordReset,
+            AuditTarget::account(&account.email),
+        );
+        if self.keys.complete_reset(&key, &reset, &audit).await? {
+            self.console_sessions.close_sessions(account.id).await?;
+            self.lockout.forget(&account.email).await?;
             Ok(())
         } else {
             Err(ConfirmResetError::Rejected {

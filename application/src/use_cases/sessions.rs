@@ -1,14 +1,16 @@
 //! Logging in and out, and recognising a token or a console session.
 
+use super::Requester;
 use super::lockout::Lockout;
 use super::secrets::Secrets;
 use crate::ports::{
-    AccountRepository, Clock, ConsoleSessionRepository, FleetSignals, PasswordHasher, StoreError,
-    TokenRepository,
+    AccountRepository, AuditLog, Clock, ConsoleSessionRepository, FleetSignals, PasswordHasher,
+    StoreError, TokenRepository,
 };
 use chrono::Duration;
 use domain::secret::SecretHash;
-use domain::{Account, EmailAddress};
+use domain::{Account, Actor, AuditAction, AuditNote, AuditTarget, EmailAddress, Origin};
+use std::net::IpAddr;
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -32,6 +34,21 @@ pub enum LoginError {
     Store(#[from] StoreError),
 }
 
+/// A refused sign-in, with the account it named when there is one.
+struct Refusal {
+    error: LoginError,
+    account: Option<Account>,
+}
+
+impl<E: Into<LoginError>> From<E> for Refusal {
+    fn from(error: E) -> Self {
+        Self {
+            error: error.into(),
+            account: None,
+        }
+    }
+}
+
 /// A console session is marked used at most this often, so a busy session
 /// costs no write per request.
 const TOUCH_EVERY: Duration = Duration::minutes(5);
@@ -41,6 +58,7 @@ const TOUCH_EVERY: Duration = Duration::minutes(5);
 #[derive(Clone)]
 pub struct Sessions {
     pub(super) accounts: Arc<dyn AccountRepository>,
+    pub(super) audit: Arc<dyn AuditLog>,
     pub(super) tokens: Arc<dyn TokenRepository>,
     pub(super) hasher: Arc<dyn PasswordHasher>,
     pub(super) clock: Arc<dyn Clock>,
@@ -61,11 +79,39 @@ impl Sessions {
     /// each attempt is counted before its password is checked, so of any
     /// number of concurrent attempts no more are checked than the lockout
     /// still allows, and a locked address is refused without a check.
-    pub async fn login(&self, email: &EmailAddress, password: &str) -> Result<String, LoginError> {
-        let account = self.check_credentials(email, password).await?;
+    ///
+    /// A token issued is recorded as `auth.login` by the user from
+    /// `address`; a refusal naming an existing account (a wrong password,
+    /// an unverified address) as `auth.login_failed` by someone anonymous.
+    pub async fn login(
+        &self,
+        email: &EmailAddress,
+        password: &str,
+        address: Option<IpAddr>,
+    ) -> Result<String, LoginError> {
+        let now = self.clock.now();
+        let account = match self.check_credentials(email, password).await {
+            Ok(account) => account,
+            Err(Refusal { error, account }) => {
+                if let (
+                    Some(account),
+                    LoginError::InvalidCredentials | LoginError::EmailNotVerified,
+                ) = (account, &error)
+                {
+                    let note = AuditNote::new(
+                        Origin::new(now, Actor::anonymous(), address),
+                        AuditAction::AuthLoginFailed,
+                        AuditTarget::account(&account.email),
+                    );
+                    self.audit.record(account.id, &note).await?;
+                }
+                return Err(error);
+            }
+        };
         let token = self.secrets.mint_api_token();
+        let note = Requester::new(&account, address).account_note(now, AuditAction::AuthLogin);
         self.tokens
-            .issue(account.id, &token.hash, self.clock.now())
+            .issue(account.id, &token.hash, now, Some(&note))
             .await?;
         Ok(token.secret)
     }
@@ -78,7 +124,10 @@ impl Sessions {
         email: &EmailAddress,
         password: &str,
     ) -> Result<String, LoginError> {
-        let account = self.check_credentials(email, password).await?;
+        let account = self
+            .check_credentials(email, password)
+            .await
+            .map_err(|refusal| refusal.error)?;
         Ok(self.open_console_for(&account).await?)
     }
 
@@ -127,33 +176,46 @@ impl Sessions {
         &self,
         email: &EmailAddress,
         password: &str,
-    ) -> Result<Account, LoginError> {
+    ) -> Result<Account, Refusal> {
         if let Some(retry_after_secs) = self.lockout.admit(email).await? {
-            return Err(LoginError::LockedOut { retry_after_secs });
+            return Err(LoginError::LockedOut { retry_after_secs }.into());
         }
         let account = self.accounts.find_by_email(email).await?;
         let hash = account.as_ref().and_then(|a| a.password_hash.clone());
         let matches = self.hasher.verify(password, hash).await?;
         let account = match account {
             Some(account) if matches => account,
-            _ => return Err(LoginError::InvalidCredentials),
+            account => {
+                return Err(Refusal {
+                    error: LoginError::InvalidCredentials,
+                    account,
+                });
+            }
         };
         self.lockout.forget(email).await?;
         if !account.email_verified {
-            return Err(LoginError::EmailNotVerified);
+            return Err(Refusal {
+                error: LoginError::EmailNotVerified,
+                account: Some(account),
+            });
         }
         Ok(account)
     }
 
-    /// Ends one token; the account's other tokens stay valid.
-    pub async fn logout(&self, token: &str) -> Result<(), StoreError> {
-        self.tokens.revoke(&SecretHash::of(token)).await
+    /// Ends the token the user presented; their other tokens stay valid.
+    pub async fn logout(&self, by: Requester<'_>, token: &str) -> Result<(), StoreError> {
+        let note = by.account_note(self.clock.now(), AuditAction::AuthLogout);
+        self.tokens
+            .revoke(&SecretHash::of(token), Some(&note))
+            .await
     }
 
     /// Ends every token and every console session of the account, the
     /// one in use included; the sessions' open live updates stop.
-    pub async fn logout_everywhere(&self, account: &Account) -> Result<(), StoreError> {
-        self.tokens.revoke_all(account.id).await?;
+    pub async fn logout_everywhere(&self, by: Requester<'_>) -> Result<(), StoreError> {
+        let account = by.account;
+        let note = by.account_note(self.clock.now(), AuditAction::AuthLogoutAll);
+        self.tokens.revoke_all(account.id, Some(&note)).await?;
         self.console_sessions.close_sessions(account.id).await?;
         self.signals.announce(account.id).await;
         Ok(())

@@ -1,13 +1,14 @@
 //! Mocks of every port, assembled into an application for unit tests.
 
-use super::{Services, Settings};
+use super::{Requester, Services, Settings};
 use crate::ports::*;
 use chrono::{TimeZone, Utc};
 use domain::{
-    Account, AccountId, BoundedText, Device, DeviceFacts, EmailAddress, InstallToken, Serial,
-    Timestamp,
+    Account, AccountId, AuditNote, BoundedText, Device, DeviceFacts, EmailAddress, InstallToken,
+    Origin, Serial, Timestamp,
 };
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 
 /// The fixed "now" of every unit test.
 pub(crate) fn now() -> Timestamp {
@@ -51,6 +52,78 @@ pub(crate) fn device(last_seen: Option<Timestamp>) -> Device {
         last_seen,
         created_time: now(),
     }
+}
+
+/// The client address of the tests' requests.
+pub(crate) fn client() -> IpAddr {
+    "203.0.113.9".parse().expect("an address")
+}
+
+/// `account` asking from [`client`].
+pub(crate) fn by(account: &Account) -> Requester<'_> {
+    Requester::new(account, Some(client()))
+}
+
+/// What a mocked repository was asked to record, in order, as [`line`]s
+/// (or [`origin_line`]s), kept for asserting on after the call: a failed
+/// `withf` would only say that nothing matched.
+#[derive(Clone, Default)]
+pub(crate) struct Notes(Arc<Mutex<Vec<String>>>);
+
+impl Notes {
+    /// Keeps `note` as its [`line`].
+    pub(crate) fn keep(&self, note: &AuditNote) {
+        self.push(line(note));
+    }
+
+    /// Keeps `note` when there is one.
+    pub(crate) fn keep_some(&self, note: Option<&AuditNote>) {
+        note.into_iter().for_each(|note| self.keep(note));
+    }
+
+    /// Keeps `origin` as its [`origin_line`] (the store builds the note).
+    pub(crate) fn keep_origin(&self, origin: &Origin) {
+        self.push(origin_line(origin));
+    }
+
+    fn push(&self, line: String) {
+        self.0.lock().expect("not poisoned").push(line);
+    }
+
+    /// Everything kept, in order.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+/// A note as one line: `<actor kind> <label> <ip or -> <action> <target>
+/// <detail as sealed>`, after asserting it was made at [`now`].
+pub(crate) fn line(note: &AuditNote) -> String {
+    assert_eq!(note.origin.time, now(), "a note is made at the clock's now");
+    let entry = note.seal(None);
+    format!(
+        "{} {} {} {} {} {}",
+        entry.actor_kind,
+        entry.actor_label,
+        entry.ip.as_deref().unwrap_or("-"),
+        entry.action,
+        entry.target,
+        entry.detail
+    )
+}
+
+/// An origin as the start of a [`line`]: `<actor kind> <label> <ip or ->`,
+/// after asserting it is at [`now`].
+pub(crate) fn origin_line(origin: &Origin) -> String {
+    assert_eq!(origin.time, now(), "an origin is at the clock's now");
+    format!(
+        "{} {} {}",
+        origin.actor.kind().as_str(),
+        origin.actor.label(),
+        origin
+            .ip
+            .map_or_else(|| "-".to_owned(), |ip| ip.to_string())
+    )
 }
 
 /// Links as the port hands them out; the routes are the adapter's business.
@@ -126,6 +199,7 @@ pub(crate) struct Harness {
     /// Accepts every announcement unless a test puts its own in.
     pub fleet_signals: MockFleetSignals,
     pub probe: MockStoreProbe,
+    pub audit: MockAuditLog,
     pub mailer: MockMailer,
     pub hasher: MockPasswordHasher,
 }
@@ -147,6 +221,7 @@ impl Harness {
             console_sessions: MockConsoleSessionRepository::new(),
             fleet_signals: announcements_ignored(),
             probe: MockStoreProbe::new(),
+            audit: MockAuditLog::new(),
             mailer: MockMailer::new(),
             hasher: MockPasswordHasher::new(),
         }
@@ -193,6 +268,7 @@ impl Harness {
                 console_sessions: Arc::new(self.console_sessions),
                 fleet_signals: Arc::new(self.fleet_signals),
                 probe: Arc::new(self.probe),
+                audit: Arc::new(self.audit),
                 mailer: Arc::new(self.mailer),
                 links: Arc::new(TestLinks),
                 hasher: Arc::new(self.hasher),

@@ -6,12 +6,15 @@ mod dispatcher;
 
 pub use dispatcher::{DELIVERY_LEASE, WebhookDispatcher, delivery_body};
 
+use super::Requester;
 use super::secrets::Secrets;
 use crate::ports::{
     AddressRefusal, Clock, DeliveryPage, EventData, EventRecord, NewWebhook, StoreError,
     WebhookPage, WebhookRecord, WebhookRepository, WebhookTransport, Window,
 };
-use domain::{Account, DeliveryId, EventSet, TargetUrl, WebhookEvent, WebhookId};
+use domain::{
+    Account, AuditAction, AuditTarget, DeliveryId, EventSet, TargetUrl, WebhookEvent, WebhookId,
+};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -61,9 +64,10 @@ impl Webhooks {
     /// Creates a webhook once its target's address is allowed.
     pub async fn create(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         request: WebhookRequest,
     ) -> Result<CreatedWebhook, CreateWebhookError> {
+        let owner = by.account;
         self.transport
             .check(&request.target)
             .await
@@ -79,7 +83,12 @@ impl Webhooks {
             secret,
             created_time: self.clock.now(),
         };
-        self.webhooks.create_webhook(&webhook).await?;
+        let audit = by.note(
+            webhook.created_time,
+            AuditAction::WebhookCreate,
+            AuditTarget::webhook(&webhook.id),
+        );
+        self.webhooks.create_webhook(&webhook, &audit).await?;
         tracing::info!(webhook = %webhook.id, "webhook created");
         let record = self
             .get(owner, &webhook.id)
@@ -106,8 +115,16 @@ impl Webhooks {
     }
 
     /// Deletes a webhook and its deliveries; whether the account had it.
-    pub async fn delete(&self, owner: &Account, id: &WebhookId) -> Result<bool, StoreError> {
-        let deleted = self.webhooks.delete_webhook(owner.id, id).await?;
+    pub async fn delete(&self, by: Requester<'_>, id: &WebhookId) -> Result<bool, StoreError> {
+        let audit = by.note(
+            self.clock.now(),
+            AuditAction::WebhookDelete,
+            AuditTarget::webhook(id),
+        );
+        let deleted = self
+            .webhooks
+            .delete_webhook(by.account.id, id, &audit)
+            .await?;
         if deleted {
             tracing::info!(webhook = %id, "webhook deleted");
         }

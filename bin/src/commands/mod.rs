@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod audit;
 mod backup;
 mod copy_store;
 mod demo;
@@ -8,8 +9,8 @@ mod restore;
 mod serve;
 mod user;
 
-use crate::cli::{Cli, Command, DeviceCommand, UserCommand};
-use crate::{CommandError, wiring};
+use crate::cli::{AuditCommand, Cli, Command, DeviceCommand, UserCommand};
+use crate::{CommandError, Failure, wiring};
 use adapters_http::{HttpEventData, HttpMailLinks};
 use adapters_mail::LogMailer;
 use adapters_system::SystemClock;
@@ -17,14 +18,18 @@ use adapters_webhooks::HttpTransport;
 use application::{Services, Settings};
 use serde_json::Value;
 use std::io::Write;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Runs the chosen subcommand; one-shot commands print their result.
-pub async fn run(cli: Cli) -> Result<(), CommandError> {
+/// Returns the exit status (`audit verify` exits 1 for a broken chain).
+pub async fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
-        Command::Serve(ref args) => serve::run(&cli, args).await,
-        _ => print_json(&run_once(&cli).await?),
+        Command::Serve(ref args) => serve::run(&cli, args).await?,
+        Command::Audit(ref command) => return audit::run(&cli, command).await,
+        _ => print_json(&run_once(&cli).await?)?,
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs a one-shot subcommand (any but `serve`) and returns its result.
@@ -47,12 +52,22 @@ pub async fn run_once(cli: &Cli) -> Result<Value, CommandError> {
         Command::Restore(ref args) => restore::run(cli, args).await,
         Command::CopyStore(ref args) => copy_store::run(args).await,
         Command::Demo => demo::run(&offline_app(cli).await?, &base_url(cli)).await,
+        Command::Audit(AuditCommand::Verify) => audit::verdict(cli).await,
+        Command::Audit(AuditCommand::Export(_)) => Err(CommandError(
+            "`audit export` prints JSON lines, not one result: run it as a process".into(),
+        )),
     }
 }
 
 /// The application for one-shot commands: mail is only logged.
 async fn offline_app(cli: &Cli) -> Result<Services, CommandError> {
     let (database, _) = wiring::open_store(&cli.database_url).await?;
+    app_over(cli, database).await
+}
+
+/// The application of a one-shot command over `database` (opened by the
+/// command, migrated or not): mail is only logged.
+async fn app_over(cli: &Cli, database: wiring::Database) -> Result<Services, CommandError> {
     let links = HttpMailLinks::new(cli.public_url.as_deref(), &reachable(&cli.bind));
     let hasher = wiring::hasher(wiring::HashLimits::default()).await?;
     Ok(wiring::application(

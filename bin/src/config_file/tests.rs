@@ -148,3 +148,21 @@ fn a_missing_file_is_an_error_naming_it() {
         "{error}"
     );
 }
+
+#[test]
+fn the_audit_retention_comes_from_the_file_and_is_checked_there() {
+    let config = file("audit_retention_days = 30\n");
+    let cli = parse(args(&config, &["serve"])).unwrap();
+    let Command::Serve(serve) = cli.command else {
+        panic!("not serve")
+    };
+    assert_eq!(serve.audit_retention_days, 30);
+    let defaulted = parse(["devmgr", "serve"]).unwrap();
+    let Command::Serve(serve) = defaulted.command else {
+        panic!("not serve")
+    };
+    assert_eq!(serve.audit_retention_days, 365);
+    let refused = file("audit_retention_days = 0\n");
+    let error = parse(args(&refused, &["serve"])).unwrap_err().to_string();
+    assert!(error.contains("whole number of days"), "{error}");
+}

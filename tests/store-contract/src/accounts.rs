@@ -60,6 +60,7 @@ pub async fn account(store: &impl Store, name: &str) -> Account {
             first_token: None,
             verification: None,
         },
+        &crate::noted(domain::AuditAction::AccountCreate),
     )
     .await
     .unwrap()
@@ -114,6 +115,7 @@ pub async fn unverified(store: &impl Store) -> Account {
                 t0(),
             )),
         },
+        &crate::noted(domain::AuditAction::AccountCreate),
     )
     .await
     .unwrap()

@@ -62,7 +62,10 @@ pub fn fleet_kind(ratio: f64) -> MonitorKind {
 /// 300 s; returns its id.
 pub async fn device_monitor(store: &impl Store, owner: AccountId, label: &str) -> MonitorId {
     let monitor = new_monitor(owner, label, MonitorKind::DeviceOffline, Selector::All, 300);
-    store.create_monitor(&monitor).await.unwrap();
+    store
+        .create_monitor(&monitor, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     monitor.id
 }
 
@@ -82,7 +85,10 @@ pub async fn webhook(
         secret: format!("secret-of-{label}-0123456789"),
         created_time: t0(),
     };
-    store.create_webhook(&hook).await.unwrap();
+    store
+        .create_webhook(&hook, &crate::noted(domain::AuditAction::WebhookCreate))
+        .await
+        .unwrap();
     hook.id
 }
 

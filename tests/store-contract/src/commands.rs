@@ -53,7 +53,7 @@ pub fn label(id: &CommandId) -> String {
 /// [`lapse`] before; whether it was queued.
 pub async fn queue(store: &impl Store, device: &Serial, id: &str, at: Timestamp) -> bool {
     store
-        .queue_reboot(device, &command_id(id), at, at - lapse())
+        .queue_reboot(device, &command_id(id), at, at - lapse(), None)
         .await
         .unwrap()
         .queued

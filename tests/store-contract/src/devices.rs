@@ -69,11 +69,17 @@ pub fn created_device(owner: AccountId, serial_byte: u8) -> Device {
 /// Creates ann@example.com (see [`new_account`]) and her device
 /// [`device`]`(serial_byte)`, created at [`t0`].
 pub async fn account_with_device(store: &impl Store, serial_byte: u8) -> Device {
-    let ann = AccountRepository::create(store, new_account("ann@example.com", None))
+    let ann = AccountRepository::create(
+        store,
+        new_account("ann@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
+    let pi = device(ann.id, serial_byte, t0());
+    DeviceRepository::create(store, &pi, &crate::noted(domain::AuditAction::DeviceCreate))
         .await
         .unwrap();
-    let pi = device(ann.id, serial_byte, t0());
-    DeviceRepository::create(store, &pi).await.unwrap();
     pi
 }
 
@@ -96,7 +102,10 @@ pub fn enrolment(owner: AccountId, serial: &Serial, token: &str) -> Enrolment {
 /// Enrols `serial` into `owner` with the device token `token` (see [`enrolment`]).
 pub async fn enrol(store: &impl Store, owner: AccountId, serial: &Serial, token: &str) -> Device {
     store
-        .enroll(&enrolment(owner, serial, token))
+        .enroll(
+            &enrolment(owner, serial, token),
+            &crate::noted(domain::AuditAction::DeviceInstall),
+        )
         .await
         .unwrap()
 }

@@ -53,7 +53,13 @@ pub fn fleet_device(
 /// Stores each device.
 pub async fn create_devices(store: &impl Store, devices: &[Device]) {
     for device in devices {
-        DeviceRepository::create(store, device).await.unwrap();
+        DeviceRepository::create(
+            store,
+            device,
+            &crate::noted(domain::AuditAction::DeviceCreate),
+        )
+        .await
+        .unwrap();
     }
 }
 

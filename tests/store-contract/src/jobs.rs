@@ -61,7 +61,10 @@ pub async fn running_job(
     wave_size: Option<u64>,
 ) -> JobId {
     let job = new_job(owner, label, Selector::All, in_waves(wave_size), t0(), None);
-    store.create_job(&job, t0()).await.unwrap();
+    store
+        .create_job(&job, t0(), &crate::noted(domain::AuditAction::JobCreate))
+        .await
+        .unwrap();
     job.id
 }
 

@@ -15,6 +15,7 @@
 
 mod accounts;
 mod alerts;
+mod audit;
 mod commands;
 mod devices;
 mod fleet;
@@ -24,6 +25,7 @@ pub mod transfer;
 
 pub use accounts::*;
 pub use alerts::*;
+pub use audit::*;
 pub use commands::*;
 pub use devices::*;
 pub use fleet::*;

@@ -1,7 +1,8 @@
 //! The transfer port (`devmgr copy-store`, docs/operations.md, "Moving
 //! between stores"): every row of one store into an empty other one, where
 //! the ports then show the same accounts, tokens, devices, commands, jobs
-//! and their targets, keys and mail, and new rows get ids (and places in
+//! and their targets, keys and mail, and the audit log whole (its entries,
+//! checkpoint and head: docs/audit.md), and new rows get ids (and places in
 //! order) of their own. Each adapter runs these
 //! from its tests with two fresh stores (the port is the same whatever the
 //! pair; the end-to-end tests copy from one kind of store to the other).
@@ -36,12 +37,16 @@ fn count(counts: &[(Table, u64)], table: Table) -> u64 {
 /// tags, and a job over them in waves of 1000; monitors, alerts, mail
 /// windows, webhooks and deliveries of both ([`alerts::fill`]).
 async fn fill(source: &impl Store) {
-    let ann = AccountRepository::create(source, new_account("ann@example.com", Some("ann-token")))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        source,
+        new_account("ann@example.com", Some("ann-token")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let bob = account(source, "bob").await;
     source
-        .issue(bob.id, &SecretHash::of("bob-token"), t0())
+        .issue(bob.id, &SecretHash::of("bob-token"), t0(), None)
         .await
         .unwrap();
     let pi = serial(1);
@@ -64,7 +69,13 @@ async fn fill(source: &impl Store) {
         device.serial = fleet_serial(n);
         device.wormhole_slug = format!("fleet-{n}");
         device.tags = tags(&["fleet", &format!("rack-{}", n % 3)]);
-        DeviceRepository::create(source, &device).await.unwrap();
+        DeviceRepository::create(
+            source,
+            &device,
+            &crate::noted(domain::AuditAction::DeviceCreate),
+        )
+        .await
+        .unwrap();
     }
     let ann_job = running_job(source, ann.id, "ann-job", None).await;
     assert!(start_wave(source, &ann_job, 1, "aw", 1, t0() + crate::minutes(2)).await);
@@ -76,7 +87,14 @@ async fn fill(source: &impl Store) {
         t0(),
         Some(t0() + crate::minutes(60)),
     );
-    source.create_job(&scheduled, t0()).await.unwrap();
+    source
+        .create_job(
+            &scheduled,
+            t0(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     running_job(source, bob.id, "bob-job", Some(1000)).await;
     let fleet: Vec<_> = (0..FLEET).map(fleet_serial).collect();
     alerts::fill(source, ann.id, &pi, bob.id, &fleet).await;
@@ -96,8 +114,20 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
     source: &S,
     target: &S,
 ) {
+    let mut old = crate::noted(domain::AuditAction::AuthLoginFailed);
+    old.origin.time = t0() - chrono::Duration::days(2);
+    source.record(AccountId(1), &old).await.unwrap();
+    assert_eq!(
+        source
+            .purge_audit(t0() - chrono::Duration::days(1))
+            .await
+            .unwrap(),
+        1
+    );
     fill(source).await;
+    let log = crate::whole_log(source).await;
     let counts = copy_store(source, target).await.unwrap();
+    assert_same_log(source, target, log.len()).await;
     let expected = [
         (Table::Accounts, 2),
         (Table::ApiTokens, 2),
@@ -167,7 +197,12 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
     assert_same_jobs(source, target, bob.id).await;
     alerts::assert_same(source, target, [ann.id, bob.id], &pi).await;
 
+    let head = target.chain_ends().await.unwrap().head.unwrap();
     let carol = account(target, "carol").await;
+    let next = crate::entries_after(target, head.id).await;
+    assert_eq!(next.len(), 1, "carol's creation");
+    assert_eq!(next[0].previous_hash, head.hash, "the chain goes on");
+    crate::assert_chain_holds(target).await;
     assert!(
         carol.id.0 > ann.id.0.max(bob.id.0),
         "a new account follows the copied ids"
@@ -194,6 +229,25 @@ pub async fn a_copy_keeps_every_row_and_new_rows_follow<S: Store + StoreTransfer
         job_id("ann-new"),
         "a new job comes after the copied ones"
     );
+}
+
+/// The target holds the source's audit log, `entries` of them, entry for
+/// entry, with its checkpoint and head, and shows each account its own.
+async fn assert_same_log<S: Store>(source: &S, target: &S, entries: usize) {
+    let ends = source.chain_ends().await.unwrap();
+    assert_eq!(ends.checkpoint.as_ref().map(|link| link.id), Some(1));
+    assert_eq!(target.chain_ends().await.unwrap(), ends);
+    let log = crate::whole_log(target).await;
+    assert_eq!(log.len(), entries);
+    assert_eq!(log, crate::whole_log(source).await);
+    assert_eq!(crate::assert_chain_holds(target).await, entries as u64);
+    for owner in [AccountId(1), AccountId(2)] {
+        let filter = Default::default();
+        assert_eq!(
+            target.audit_page(owner, &filter, PAGE).await.unwrap(),
+            source.audit_page(owner, &filter, PAGE).await.unwrap()
+        );
+    }
 }
 
 /// Every job of an account.
@@ -249,6 +303,27 @@ pub async fn a_target_with_rows_is_refused_and_an_abandoned_import_leaves_nothin
     drop(rows);
     let ann_email = EmailAddress::parse("ann@example.com").unwrap();
     assert_eq!(target.find_by_email(&ann_email).await.unwrap(), None);
+    assert_eq!(target.chain_ends().await.unwrap(), Default::default());
+
+    let refused = crate::noted(domain::AuditAction::AuthLoginFailed);
+    target.record(AccountId(1), &refused).await.unwrap();
+    match copy_store(source, target).await {
+        Err(TransferError::NotEmpty(counts)) => {
+            assert_eq!(count(&counts, Table::AuditLog), 1);
+            assert_eq!(count(&counts, Table::AuditChain), 1);
+            assert_eq!(count(&counts, Table::Accounts), 0);
+        }
+        other => panic!("a target with audit entries is refused, not {other:?}"),
+    }
+    let purged = target.purge_audit(t0() + crate::minutes(1)).await.unwrap();
+    assert_eq!(purged, 1);
+    match copy_store(source, target).await {
+        Err(TransferError::NotEmpty(counts)) => {
+            assert_eq!(count(&counts, Table::AuditLog), 0);
+            assert_eq!(count(&counts, Table::AuditChain), 1, "its chain moved on");
+        }
+        other => panic!("a target whose chain moved on is refused, not {other:?}"),
+    }
 
     let dana = account(target, "dana").await;
     match copy_store(source, target).await {

@@ -31,6 +31,7 @@ pub const DOCUMENTED_OPERATIONS: &[(&str, &[&str])] = &[
     ("/agent/heartbeat/", &["post"]),
     ("/alerts/", &["get"]),
     ("/alerts/{id}/", &["get"]),
+    ("/audit/", &["get"]),
     ("/auth/", &["delete", "post"]),
     ("/auth/logout-all/", &["post"]),
     ("/change-password/", &["post"]),

@@ -35,6 +35,8 @@ fn sqlite_counts(file: &Path) -> Value {
         ("webhooks", "webhooks"),
         ("webhook deliveries", "webhook_deliveries"),
         ("outbox", "outbox"),
+        ("audit entries", "audit_log"),
+        ("audit chain", "audit_chain"),
     ];
     let mut counts = serde_json::Map::new();
     for (label, table) in tables {
@@ -238,7 +240,8 @@ fn copy_store_refuses_a_target_with_rows_a_served_database_and_itself() {
         &sqlite,
         &postgres,
         &format!(
-            "error: --to {}: the target database is not empty (1 accounts, 1 api_tokens): \
+            "error: --to {}: the target database is not empty (1 accounts, 1 api_tokens, 1 audit \
+             entries, 1 audit chain): \
              copy-store only fills an empty database",
             postgres.url()
         ),

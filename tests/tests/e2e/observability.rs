@@ -104,28 +104,29 @@ fn an_open_long_poll_is_a_gauge() {
     let (server, metrics_url) = serving_metrics();
     let alice = server.account("alice@example.com");
     let agent = install(&server, &alice, "Kitchen Pi");
-    assert_eq!(
-        gauge(&scrape(&metrics_url), "devmgr_long_polls_open", &[]),
-        0.0
-    );
+    let open_polls = || gauge(&scrape(&metrics_url), "devmgr_long_polls_open", &[]);
+    assert_eq!(open_polls(), 0.0);
+    // A poll that waits longer than this test looks for it: the reboot
+    // below ends it.
     let polling = {
         let (base, token) = (server.base().to_owned(), agent.token.clone());
         thread::spawn(move || {
             reqwest::blocking::Client::new()
-                .get(format!("{base}/agent/commands/?wait=3"))
+                .get(format!("{base}/agent/commands/?wait=30"))
                 .header("Authorization", format!("Device {token}"))
                 .send()
-                .map(|reply| reply.status().as_u16())
+                .and_then(|reply| Ok((reply.status().as_u16(), reply.json::<Value>()?)))
         })
     };
-    let open = wait_for(Duration::from_secs(3), || {
-        gauge(&scrape(&metrics_url), "devmgr_long_polls_open", &[]) == 1.0
-    });
+    let open = wait_for(Duration::from_secs(20), || open_polls() == 1.0);
+    reboot(&server, &alice.token, &agent.serial);
+    let (status, answer) = polling.join().unwrap().unwrap();
     assert!(open, "the open poll is counted");
-    assert_eq!(polling.join().unwrap().unwrap(), 200);
-    assert_eq!(
-        gauge(&scrape(&metrics_url), "devmgr_long_polls_open", &[]),
-        0.0
+    assert_eq!(status, 200);
+    assert_eq!(answer["commands"].as_array().map(Vec::len), Some(1));
+    assert!(
+        wait_for(Duration::from_secs(10), || open_polls() == 0.0),
+        "the answered poll is no longer counted"
     );
 }
 

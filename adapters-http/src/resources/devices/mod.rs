@@ -228,7 +228,7 @@ async fn update(
     let view = state
         .app
         .devices
-        .update(&user.account, &serial, changes)
+        .update(user.requester(), &serial, changes)
         .await?;
     Ok(Json(DeviceJson::new(view, &base)))
 }
@@ -239,7 +239,7 @@ async fn delete(
     user: User,
     SerialPath(serial): SerialPath,
 ) -> Result<NoContent, ApiError> {
-    if state.app.devices.delete(&user.account, &serial).await? {
+    if state.app.devices.delete(user.requester(), &serial).await? {
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)

@@ -92,7 +92,7 @@ pub(super) async fn reboot(
     SerialPath(serial): SerialPath,
     BaseUrl(base): BaseUrl,
 ) -> Result<Located<RebootJson, 202>, ApiError> {
-    let command = state.app.devices.reboot(&user.account, &serial).await?;
+    let command = state.app.devices.reboot(user.requester(), &serial).await?;
     Ok(Located {
         location: command_url(&base, &serial, &command.record.command.id),
         body: RebootJson::from(&command),

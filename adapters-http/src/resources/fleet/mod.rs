@@ -165,7 +165,7 @@ async fn retag(
     match state
         .app
         .devices
-        .retag(&user.account, &selector, &change)
+        .retag(user.requester(), &selector, &change)
         .await
     {
         Ok(matched) => Ok(Json(MatchedJson::new(matched))),

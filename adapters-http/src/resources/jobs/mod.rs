@@ -116,7 +116,7 @@ async fn create(
     BaseUrl(base): BaseUrl,
     Valid(JobBody(request)): Valid<JobBody>,
 ) -> Result<Located<JobJson, 201>, ApiError> {
-    let job = state.app.jobs.create(&user.account, request).await?;
+    let job = state.app.jobs.create(user.requester(), request).await?;
     let body = JobJson::new(&job, &base);
     Ok(Located {
         location: body.url().to_owned(),
@@ -185,7 +185,7 @@ async fn cancel(
     BaseUrl(base): BaseUrl,
     Valid(NoBody): Valid<NoBody>,
 ) -> Result<Json<JobJson>, ApiError> {
-    let job = state.app.jobs.cancel(&user.account, &id).await;
+    let job = state.app.jobs.cancel(user.requester(), &id).await;
     Ok(Json(JobJson::new(&job.map_err(refusal)?, &base)))
 }
 
@@ -197,7 +197,7 @@ async fn resume(
     BaseUrl(base): BaseUrl,
     Valid(NoBody): Valid<NoBody>,
 ) -> Result<Json<JobJson>, ApiError> {
-    let job = state.app.jobs.resume(&user.account, &id).await;
+    let job = state.app.jobs.resume(user.requester(), &id).await;
     Ok(Json(JobJson::new(&job.map_err(refusal)?, &base)))
 }
 

@@ -96,7 +96,7 @@ async fn create(
     BaseUrl(base): BaseUrl,
     ValidMonitor(request): ValidMonitor,
 ) -> Result<Located<MonitorJson, 201>, ApiError> {
-    let monitor = state.app.monitors.create(&user.account, request).await?;
+    let monitor = state.app.monitors.create(user.requester(), request).await?;
     let body = MonitorJson::new(&monitor, &base);
     Ok(Located {
         location: body.url().to_owned(),
@@ -143,7 +143,7 @@ async fn delete(
     user: User,
     IdPath(id): IdPath<MonitorId>,
 ) -> Result<NoContent, ApiError> {
-    if state.app.monitors.delete(&user.account, &id).await? {
+    if state.app.monitors.delete(user.requester(), &id).await? {
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)
@@ -169,7 +169,7 @@ async fn snooze(
     let monitor = state
         .app
         .monitors
-        .snooze(&user.account, &id, until)
+        .snooze(user.requester(), &id, until)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(Json(MonitorJson::new(&monitor, &base)))

@@ -6,7 +6,7 @@ use crate::console::{Browser, reset_page};
 use crate::description::examples as ex;
 use crate::description::{Parameter, Tag};
 use crate::error::ApiError;
-use crate::extract::{PageKey, SignedOut, Valid};
+use crate::extract::{ClientIp, PageKey, SignedOut, Valid};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::web::Data;
@@ -77,11 +77,15 @@ async fn request(
 
 /// `POST /reset-password/confirm/ {key, new_password}`: both fields'
 /// problems reported at once; a refused password leaves the key usable.
-async fn confirm(state: Data<HttpState>, Valid(body): Valid<Reset>) -> Result<NoContent, ApiError> {
+async fn confirm(
+    state: Data<HttpState>,
+    ClientIp(address): ClientIp,
+    Valid(body): Valid<Reset>,
+) -> Result<NoContent, ApiError> {
     state
         .app
         .password_reset
-        .confirm(&body.key, &body.new_password)
+        .confirm(&body.key, &body.new_password, address)
         .await?;
     Ok(NoContent)
 }

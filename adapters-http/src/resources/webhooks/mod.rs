@@ -96,7 +96,7 @@ async fn create(
     let created = state
         .app
         .webhooks
-        .create(&user.account, request)
+        .create(user.requester(), request)
         .await
         .map_err(|error| match error {
             CreateWebhookError::Address(refusal) => refused(refusal),
@@ -157,7 +157,7 @@ async fn delete(
     user: User,
     IdPath(id): IdPath<WebhookId>,
 ) -> Result<NoContent, ApiError> {
-    if state.app.webhooks.delete(&user.account, &id).await? {
+    if state.app.webhooks.delete(user.requester(), &id).await? {
         Ok(NoContent)
     } else {
         Err(ApiError::NotFound)

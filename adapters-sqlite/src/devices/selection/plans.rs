@@ -15,6 +15,8 @@ fn database() -> (tempfile::TempDir, Connection) {
     let path = dir.path().join("db.sqlite");
     SqliteStore::open(&path).unwrap().migrate().unwrap();
     let conn = Connection::open(&path).unwrap();
+    // As the store's connections plan: the same plan whatever the values.
+    crate::store::keep_plans(&conn).unwrap();
     super::register_functions(&conn).unwrap();
     (dir, conn)
 }

@@ -185,3 +185,23 @@ pub(super) const DEVICE_COLUMNS: &[Column] = &[
     column("created_time", Time),
     column("token_hash", Text),
 ];
+pub(super) const AUDIT_LOG_COLUMNS: &[Column] = &[
+    column("id", Integer),
+    column("account_id", Integer),
+    column("time", Text),
+    column("actor_kind", Text),
+    column("actor_label", Text),
+    column("action", Text),
+    column("target", Text),
+    column("ip", Text),
+    column("detail", Text),
+    column("previous_hash", Text),
+    column("hash", Text),
+];
+pub(super) const AUDIT_CHAIN_COLUMNS: &[Column] = &[
+    column("singleton", Integer),
+    column("head_id", Integer),
+    column("head_hash", Text),
+    column("checkpoint_id", Integer),
+    column("checkpoint_hash", Text),
+];

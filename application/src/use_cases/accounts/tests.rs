@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ports::{Admission, KeyPurpose};
-use crate::use_cases::test_support::{Harness, account, email, now};
+use crate::use_cases::test_support::{Harness, account, by, email, now};
 use domain::password::Attribute;
 use mockall::predicate::eq;
 
@@ -23,7 +23,7 @@ async fn register_creates_an_unverified_account_with_its_mail_queued() {
     let mut h = Harness::new();
     h.accounts
         .expect_create()
-        .withf(|new| {
+        .withf(|new, _| {
             !new.email_verified
                 && new.password_hash.is_none()
                 && new.first_token.is_some()
@@ -37,8 +37,8 @@ async fn register_creates_an_unverified_account_with_its_mail_queued() {
                 })
         })
         .times(1)
-        .returning(|new| Ok(stored(new)));
-    let token = h.app().accounts.register(email()).await.unwrap();
+        .returning(|new, _| Ok(stored(new)));
+    let token = h.app().accounts.register(email(), None).await.unwrap();
     assert_eq!(token.len(), 40);
 }
 
@@ -47,8 +47,8 @@ async fn register_refuses_a_taken_address() {
     let mut h = Harness::new();
     h.accounts
         .expect_create()
-        .returning(|_| Err(CreateAccountError::DuplicateEmail));
-    let err = h.app().accounts.register(email()).await.unwrap_err();
+        .returning(|_, _| Err(CreateAccountError::DuplicateEmail));
+    let err = h.app().accounts.register(email(), None).await.unwrap_err();
     assert!(matches!(err, RegisterError::DuplicateEmail));
 }
 
@@ -58,11 +58,11 @@ async fn closed_registration_creates_nothing() {
     h.accounts.expect_create().never();
     let app = h.app_with(|settings| settings.registration = Registration::Closed);
     assert!(!app.accounts.registration_is_open());
-    let api = app.accounts.register(email()).await.unwrap_err();
+    let api = app.accounts.register(email(), None).await.unwrap_err();
     assert!(matches!(api, RegisterError::Closed));
     let console = app
         .accounts
-        .register_for_console(email())
+        .register_for_console(email(), None)
         .await
         .unwrap_err();
     assert!(matches!(console, RegisterError::Closed));
@@ -73,8 +73,8 @@ async fn register_surfaces_storage_failures() {
     let mut h = Harness::new();
     h.accounts
         .expect_create()
-        .returning(|_| Err(CreateAccountError::Store(StoreError::message("locked"))));
-    let err = h.app().accounts.register(email()).await.unwrap_err();
+        .returning(|_, _| Err(CreateAccountError::Store(StoreError::message("locked"))));
+    let err = h.app().accounts.register(email(), None).await.unwrap_err();
     assert!(matches!(err, RegisterError::Store(_)));
 }
 
@@ -94,13 +94,13 @@ async fn change_password_with_the_right_old_password_stores_the_new_hash() {
     h.hasher.expect_hash().returning(|_| Ok("new-hash".into()));
     h.accounts
         .expect_set_password()
-        .withf(|id, hash| id.0 == 7 && hash == "new-hash")
+        .withf(|id, hash, audit| id.0 == 7 && hash == "new-hash" && audit.is_some())
         .times(1)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _, _| Ok(()));
     let owner = account(true, Some("old-hash"));
     h.app()
         .accounts
-        .change_password(&owner, Some("old"), "correct-horse-battery-42")
+        .change_password(by(&owner), Some("old"), "correct-horse-battery-42")
         .await
         .unwrap();
 }
@@ -121,7 +121,7 @@ async fn change_password_reports_a_wrong_old_password_and_every_policy_problem()
     let err = h
         .app()
         .accounts
-        .change_password(&owner, Some("nope"), "1234")
+        .change_password(by(&owner), Some("nope"), "1234")
         .await
         .unwrap_err();
     let ChangePasswordError::Rejected {
@@ -155,7 +155,7 @@ async fn change_password_is_refused_without_a_check_while_the_account_is_locked(
     let err = h
         .app()
         .accounts
-        .change_password(&owner, Some("guess"), "correct-horse-battery-42")
+        .change_password(by(&owner), Some("guess"), "correct-horse-battery-42")
         .await
         .unwrap_err();
     assert!(
@@ -174,13 +174,13 @@ async fn rotating_the_install_token_stores_a_fresh_one() {
     let mut h = Harness::new();
     h.accounts
         .expect_replace_install_token()
-        .withf(|id, token| {
+        .withf(|id, token, _| {
             id.0 == 7
                 && *token != account(true, None).install_token
                 && InstallToken::parse(token.as_str()).as_ref() == Ok(token)
         })
         .times(1)
-        .returning(|_, token| {
+        .returning(|_, token, _| {
             let mut account = account(true, None);
             account.install_token = token.clone();
             Ok(account)
@@ -188,7 +188,7 @@ async fn rotating_the_install_token_stores_a_fresh_one() {
     let rotated = h
         .app()
         .accounts
-        .rotate_install_token(&account(true, None))
+        .rotate_install_token(by(&account(true, None)))
         .await
         .unwrap();
     assert_ne!(rotated.install_token, account(true, None).install_token);
@@ -201,7 +201,7 @@ async fn change_password_needs_the_old_password_while_one_is_usable() {
     let err = h
         .app()
         .accounts
-        .change_password(&owner, None, "correct-horse-battery-42")
+        .change_password(by(&owner), None, "correct-horse-battery-42")
         .await
         .unwrap_err();
     assert!(matches!(
@@ -221,11 +221,11 @@ async fn change_password_without_a_usable_password_needs_no_old_one() {
     h.accounts
         .expect_set_password()
         .times(1)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _, _| Ok(()));
     let owner = account(false, None);
     h.app()
         .accounts
-        .change_password(&owner, Some("ignored"), "correct-horse-battery-42")
+        .change_password(by(&owner), Some("ignored"), "correct-horse-battery-42")
         .await
         .unwrap();
 }
@@ -237,7 +237,7 @@ async fn change_password_refuses_one_like_the_email() {
     let err = h
         .app()
         .accounts
-        .change_password(&owner, None, "owner@example.com")
+        .change_password(by(&owner), None, "owner@example.com")
         .await
         .unwrap_err();
     let ChangePasswordError::Rejected { new_password, .. } = err else {
@@ -259,7 +259,7 @@ async fn change_password_surfaces_hasher_failures() {
     let err = h
         .app()
         .accounts
-        .change_password(&owner, None, "correct-horse-battery-42")
+        .change_password(by(&owner), None, "correct-horse-battery-42")
         .await
         .unwrap_err();
     assert!(matches!(err, ChangePasswordError::Store(_)));
@@ -270,8 +270,8 @@ async fn profile_name_is_stored() {
     let mut h = Harness::new();
     h.accounts
         .expect_update_name()
-        .withf(|id, name| id.0 == 7 && name == "Ada")
-        .returning(|_, name| {
+        .withf(|id, name, _| id.0 == 7 && name == "Ada")
+        .returning(|_, name, _| {
             Ok(Account {
                 name: name.clone(),
                 ..account(true, None)
@@ -280,7 +280,10 @@ async fn profile_name_is_stored() {
     let app = h.app();
     let updated = app
         .accounts
-        .rename(&account(true, None), &ProfileName::parse("Ada").unwrap())
+        .rename(
+            by(&account(true, None)),
+            &ProfileName::parse("Ada").unwrap(),
+        )
         .await
         .unwrap();
     assert_eq!(updated.name, "Ada");
@@ -296,8 +299,8 @@ async fn create_user_hashes_a_good_password_and_issues_a_token() {
     h.hasher.expect_hash().returning(|_| Ok("hash".into()));
     h.accounts
         .expect_create()
-        .withf(|new| new.email_verified && new.password_hash.as_deref() == Some("hash"))
-        .returning(|new| Ok(stored(new)));
+        .withf(|new, _| new.email_verified && new.password_hash.as_deref() == Some("hash"))
+        .returning(|new, _| Ok(stored(new)));
     let user = h
         .app()
         .accounts
@@ -314,7 +317,7 @@ async fn create_user_refuses_a_weak_password_and_a_taken_address() {
     let mut h = Harness::new();
     h.accounts
         .expect_create()
-        .returning(|_| Err(CreateAccountError::DuplicateEmail));
+        .returning(|_, _| Err(CreateAccountError::DuplicateEmail));
     let app = h.app();
     let weak = app
         .accounts
@@ -329,3 +332,6 @@ async fn create_user_refuses_a_weak_password_and_a_taken_address() {
         .unwrap_err();
     assert!(matches!(taken, CreateUserError::DuplicateEmail));
 }
+
+#[path = "audit_tests.rs"]
+mod audit;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::ports::QueuedReboot;
-use crate::use_cases::test_support::{Harness, account, announcements, device, now, text};
+use crate::use_cases::test_support::{Harness, account, announcements, by, device, now, text};
 use chrono::Duration;
 use domain::{AccountId, Action, Command, CommandStatus, Timestamp};
 use mockall::predicate::eq;
@@ -43,19 +43,19 @@ async fn reboot_queues_a_command_that_lapses_after_ten_minutes_and_returns_it() 
         .returning(|_, _| Ok(Some(device(None))));
     h.commands
         .expect_queue_reboot()
-        .withf(|device, id, at, lapse| {
+        .withf(|device, id, at, lapse, _| {
             *device == serial()
                 && CommandId::parse(id.as_str()).as_ref() == Ok(id)
                 && *at == now()
                 && *lapse == now() - Duration::minutes(10)
         })
         .times(1)
-        .returning(|_, id, at, _| Ok(reboot_command(id.clone(), at, true)));
+        .returning(|_, id, at, _, _| Ok(reboot_command(id.clone(), at, true)));
     h.fleet_signals = announcements(1);
     let view = h
         .app()
         .devices
-        .reboot(&account(true, None), &serial())
+        .reboot(by(&account(true, None)), &serial())
         .await
         .unwrap();
     assert_eq!(view.state, CommandState::Pending);
@@ -75,7 +75,7 @@ async fn a_reboot_joining_one_under_way_returns_that_one_unannounced() {
     h.commands
         .expect_queue_reboot()
         .times(1)
-        .returning(move |_, _, _, _| {
+        .returning(move |_, _, _, _, _| {
             Ok(QueuedReboot {
                 command: joined.clone(),
                 queued: false,
@@ -85,7 +85,7 @@ async fn a_reboot_joining_one_under_way_returns_that_one_unannounced() {
     let view = h
         .app()
         .devices
-        .reboot(&account(true, None), &serial())
+        .reboot(by(&account(true, None)), &serial())
         .await
         .unwrap();
     assert_eq!(view.record.command.id, earlier);
@@ -101,7 +101,7 @@ async fn reboot_of_a_missing_device_is_not_found() {
     let err = h
         .app()
         .devices
-        .reboot(&account(true, None), &serial())
+        .reboot(by(&account(true, None)), &serial())
         .await
         .unwrap_err();
     assert!(matches!(err, RebootError::NotFound));
@@ -115,11 +115,11 @@ async fn reboot_surfaces_storage_failures() {
         .returning(|_, _| Ok(Some(device(None))));
     h.commands
         .expect_queue_reboot()
-        .returning(|_, _, _, _| Err(StoreError::message("gone")));
+        .returning(|_, _, _, _, _| Err(StoreError::message("gone")));
     let err = h
         .app()
         .devices
-        .reboot(&account(true, None), &serial())
+        .reboot(by(&account(true, None)), &serial())
         .await
         .unwrap_err();
     assert!(matches!(err, RebootError::Store(_)));

@@ -2,6 +2,7 @@
 //! time; previewing a selection; the account's tags; tagging many devices
 //! at once.
 
+use super::super::Requester;
 use super::{DeviceView, Devices};
 use crate::ports::{DeviceQuery, Retagged, StoreError, Window};
 use domain::{Account, DeviceOrdering, Selector, TagChange, TagCount};
@@ -95,14 +96,16 @@ impl Devices {
     /// its `add` tags on, all or nothing. Returns how many were selected.
     pub async fn retag(
         &self,
-        owner: &Account,
+        by: Requester<'_>,
         selector: &Selector,
         change: &TagChange,
     ) -> Result<u64, RetagError> {
-        let online_after = self.clock.now() - self.online_window;
+        let owner = by.account;
+        let now = self.clock.now();
+        let online_after = now - self.online_window;
         match self
             .devices
-            .retag(owner.id, selector, online_after, change)
+            .retag(owner.id, selector, online_after, change, &by.origin(now))
             .await?
         {
             Retagged::TooManyTags => Err(RetagError::TooManyTags),

@@ -3,7 +3,7 @@
 use super::selection::{Listing, PREVIEW, RetagError};
 use crate::Settings;
 use crate::ports::{DevicePage, Retagged, Window};
-use crate::use_cases::test_support::{Harness, account, announcements, device, now};
+use crate::use_cases::test_support::{Harness, account, announcements, by, device, now};
 use chrono::Duration;
 use domain::{Criteria, DeviceOrdering, Selector, Tag, TagChange, TagCount};
 
@@ -106,12 +106,12 @@ async fn a_retag_that_changes_devices_is_announced_one_that_would_overflow_is_re
     let mut h = Harness::new();
     h.devices
         .expect_retag()
-        .returning(|_, _, _, _| Ok(Retagged::Matched(3)));
+        .returning(|_, _, _, _, _| Ok(Retagged::Matched(3)));
     h.fleet_signals = announcements(1);
     let matched = h
         .app()
         .devices
-        .retag(&account(true, None), &Selector::All, &change)
+        .retag(by(&account(true, None)), &Selector::All, &change)
         .await
         .unwrap();
     assert_eq!(matched, 3);
@@ -119,12 +119,12 @@ async fn a_retag_that_changes_devices_is_announced_one_that_would_overflow_is_re
     let mut h = Harness::new();
     h.devices
         .expect_retag()
-        .returning(|_, _, _, _| Ok(Retagged::TooManyTags));
+        .returning(|_, _, _, _, _| Ok(Retagged::TooManyTags));
     h.fleet_signals = announcements(0);
     let refused = h
         .app()
         .devices
-        .retag(&account(true, None), &Selector::All, &change)
+        .retag(by(&account(true, None)), &Selector::All, &change)
         .await;
     assert!(matches!(refused, Err(RetagError::TooManyTags)));
 }

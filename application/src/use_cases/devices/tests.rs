@@ -2,7 +2,7 @@
 
 use super::reboot_tests::reboot_command;
 use super::*;
-use crate::use_cases::test_support::{Harness, account, device, email, now, text};
+use crate::use_cases::test_support::{Harness, account, by, device, email, now, text};
 use chrono::Duration;
 use domain::AccountId;
 use mockall::predicate::eq;
@@ -124,13 +124,13 @@ async fn update_stores_the_changes_for_the_owner_only() {
     let mut results = vec![Ok(None), Ok(Some(device(Some(now()))))];
     h.devices
         .expect_update()
-        .withf(|owner, _, changes| {
+        .withf(|owner, _, changes, _| {
             *owner == AccountId(7)
                 && changes.name.as_ref().is_some_and(|name| name == "attic")
                 && changes.description.is_none()
         })
         .times(2)
-        .returning(move |_, _, _| results.pop().expect("two calls"));
+        .returning(move |_, _, _, _| results.pop().expect("two calls"));
     let app = h.app();
     let serial = Serial::from_random_bytes([3; 16]);
     let changes = DeviceChanges {
@@ -140,13 +140,13 @@ async fn update_stores_the_changes_for_the_owner_only() {
     };
     let view = app
         .devices
-        .update(&account(true, None), &serial, changes.clone())
+        .update(by(&account(true, None)), &serial, changes.clone())
         .await
         .unwrap();
     assert!(view.online);
     assert!(matches!(
         app.devices
-            .update(&account(true, None), &serial, changes)
+            .update(by(&account(true, None)), &serial, changes)
             .await,
         Err(UpdateDeviceError::NotFound)
     ));
@@ -171,9 +171,9 @@ async fn add_device_stores_it_for_the_owner() {
         .returning(|_| Ok(Some(account(true, None))));
     h.devices
         .expect_create()
-        .withf(|d| d.owner == AccountId(7) && d.name == "kitchen" && d.last_seen == Some(now()))
+        .withf(|d, _| d.owner == AccountId(7) && d.name == "kitchen" && d.last_seen == Some(now()))
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _| Ok(()));
     let spec = DeviceSpec {
         online: true,
         ..spec("kitchen")
@@ -192,7 +192,7 @@ async fn add_device_refuses_unknown_owners_and_taken_serials() {
         .returning(move |_| owners.pop().expect("two calls"));
     h.devices
         .expect_create()
-        .returning(|_| Err(CreateDeviceError::DuplicateSerial));
+        .returning(|_, _| Err(CreateDeviceError::DuplicateSerial));
     let app = h.app();
     let spec = spec("n");
     assert!(matches!(
@@ -211,24 +211,24 @@ async fn edits_deletions_and_queued_reboots_are_announced() {
     let mut h = Harness::new();
     h.devices
         .expect_update()
-        .returning(|_, _, _| Ok(Some(device(None))));
-    h.devices.expect_delete().returning(|_, _| Ok(true));
+        .returning(|_, _, _, _| Ok(Some(device(None))));
+    h.devices.expect_delete().returning(|_, _, _| Ok(true));
     h.devices
         .expect_find_for()
         .returning(|_, _| Ok(Some(device(None))));
     h.commands
         .expect_queue_reboot()
-        .returning(|_, id, at, _| Ok(reboot_command(id.clone(), at, true)));
+        .returning(|_, id, at, _, _| Ok(reboot_command(id.clone(), at, true)));
     h.fleet_signals = announcements(3);
     let app = h.app();
     let owner = account(true, None);
     let serial = device(None).serial;
     app.devices
-        .update(&owner, &serial, crate::ports::DeviceChanges::default())
+        .update(by(&owner), &serial, crate::ports::DeviceChanges::default())
         .await
         .unwrap();
-    app.devices.reboot(&owner, &serial).await.unwrap();
-    assert!(app.devices.delete(&owner, &serial).await.unwrap());
+    app.devices.reboot(by(&owner), &serial).await.unwrap();
+    assert!(app.devices.delete(by(&owner), &serial).await.unwrap());
 }
 
 #[tokio::test]
@@ -246,3 +246,6 @@ async fn the_commands_of_a_device_already_found_need_no_second_look_up() {
     };
     assert!(h.app().devices.commands_of(&view).await.unwrap().is_empty());
 }
+
+#[path = "audit_tests.rs"]
+mod audit;

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ports::MockCommandListener;
-use crate::use_cases::test_support::{Harness, account, device, now, text};
+use crate::use_cases::test_support::{Harness, Notes, account, client, device, now, text};
 use chrono::Duration as Span;
 use domain::{AccountId, Action, CommandStatus, Port, Protocol};
 use mockall::Sequence;
@@ -29,6 +29,7 @@ fn request(serial: Option<Serial>) -> InstallRequest {
         name: text("kitchen"),
         serial,
         machine_type: None,
+        address: Some(client()),
     }
 }
 
@@ -41,9 +42,11 @@ async fn install_enrols_in_the_install_tokens_account_with_a_hashed_token() {
         .returning(|_| Ok(Some(account(true, None))));
     let serial = Serial::from_random_bytes([9; 16]);
     let wanted = serial.clone();
+    let notes = Notes::default();
+    let kept = notes.clone();
     h.devices
         .expect_enroll()
-        .withf(move |e| {
+        .withf(move |e, _| {
             e.owner == AccountId(7)
                 && e.serial == wanted
                 && e.name == "kitchen"
@@ -51,10 +54,17 @@ async fn install_enrols_in_the_install_tokens_account_with_a_hashed_token() {
                 && e.online_after == now() - chrono::Duration::seconds(90)
         })
         .times(1)
-        .returning(|_| Ok(device(None)));
+        .returning(move |_, audit| {
+            kept.keep(audit);
+            Ok(device(None))
+        });
     let installed = h.app().fleet.install(request(Some(serial))).await.unwrap();
     assert_eq!(installed.device_token.len(), 40);
     assert_eq!(installed.device.name, "pi");
+    // The device installs itself, from the request's address.
+    let serial = Serial::from_random_bytes([9; 16]);
+    let line = format!("device {serial} 203.0.113.9 device.install device:{serial} {{}}");
+    assert_eq!(notes.lines(), [line]);
 }
 
 #[tokio::test]
@@ -65,7 +75,7 @@ async fn the_enrolled_token_is_the_hash_of_the_one_shown() {
         .returning(|_| Ok(Some(account(true, None))));
     let stored = std::sync::Arc::new(std::sync::Mutex::new(None));
     let seen = stored.clone();
-    h.devices.expect_enroll().returning(move |e| {
+    h.devices.expect_enroll().returning(move |e, _| {
         *seen.lock().unwrap() = Some(e.token.clone());
         Ok(device(None))
     });
@@ -86,7 +96,7 @@ async fn install_refuses_unknown_tokens_and_foreign_serials() {
         .returning(move |_| accounts.pop().expect("two calls"));
     h.devices
         .expect_enroll()
-        .returning(|_| Err(EnrolError::ForeignSerial));
+        .returning(|_, _| Err(EnrolError::ForeignSerial));
     let app = h.app();
     assert!(matches!(
         app.fleet.install(request(None)).await,
@@ -119,7 +129,7 @@ async fn an_online_device_is_not_re_keyed() {
         .returning(|_| Ok(Some(account(true, None))));
     h.devices
         .expect_enroll()
-        .returning(|_| Err(EnrolError::Online));
+        .returning(|_, _| Err(EnrolError::Online));
     assert!(matches!(
         h.app().fleet.install(request(None)).await,
         Err(InstallError::Online)

@@ -4,10 +4,14 @@
 
 use super::super::secrets::Secrets;
 use crate::ports::{
-    ActiveJob, Clock, EventData, EventRecord, FleetSignals, JobRepository, Settlement, StoreError,
+    ActiveJob, Clock, EventData, EventRecord, FleetSignals, JobRepository, Settlement,
+    SettlementNotices, StoreError,
 };
 use chrono::Duration;
-use domain::{CommandId, JobId, JobStatus, Timestamp, WavePlan, WaveVerdict, WebhookEvent};
+use domain::{
+    AuditAction, AuditNote, AuditTarget, CommandId, JobId, JobStatus, Origin, Timestamp, WavePlan,
+    WaveVerdict, WebhookEvent,
+};
 use std::sync::Arc;
 
 /// The most steps one job takes in one go (start, first wave, and a wave
@@ -124,9 +128,13 @@ impl JobRunner {
             },
         };
         let event = self.job_event(job, settlement, now, lapse_before).await?;
+        let notices = SettlementNotices {
+            event,
+            audit: settlement_note(&job.id, settlement, now),
+        };
         let settled = self
             .jobs
-            .settle_wave(&job.id, wave, settlement, now, lapse_before, event.as_ref())
+            .settle_wave(&job.id, wave, settlement, now, lapse_before, &notices)
             .await?;
         if settled {
             tracing::info!(job = %job.id, wave, ?settlement, failure_ratio = job.wave_counts.failure_ratio(), "wave settled");
@@ -195,6 +203,21 @@ fn wave_length(plan: &WavePlan, wave: u32) -> u64 {
             plan.targets.saturating_sub(before).min(size)
         }
     }
+}
+
+/// The audit entry of a settlement that ends the job's run: the server
+/// completes or halts it.
+fn settlement_note(job: &JobId, settlement: Settlement, now: Timestamp) -> Option<AuditNote> {
+    let action = match settlement {
+        Settlement::Complete => AuditAction::JobComplete,
+        Settlement::Halt => AuditAction::JobHalt,
+        Settlement::NextWaveAt(_) => return None,
+    };
+    Some(AuditNote::new(
+        Origin::system(now),
+        action,
+        AuditTarget::job(job),
+    ))
 }
 
 #[cfg(test)]

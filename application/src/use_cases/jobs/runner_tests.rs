@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::ports::{ActiveJob, JobRecord, Settlement};
-use crate::use_cases::test_support::{Harness, announcements, now};
+use crate::use_cases::test_support::{Harness, announcements, line, now};
 use chrono::Duration;
 use domain::{
     AccountId, HaltFailureRatio, JobSettings, TargetCounts, TargetStatus, WaveInterval, WaveSize,
@@ -131,15 +131,18 @@ async fn settles(job: ActiveJob, expected: Settlement) {
         .with(eq(AccountId(7)), eq(id()), eq(lapse_before()))
         .returning(|_, id, _| Ok(Some(record(id))));
     let wave = job.current_wave;
-    let event = match expected {
-        Settlement::Complete => Some((WebhookEvent::JobCompleted, "completed")),
-        Settlement::Halt => Some((WebhookEvent::JobHalted, "halted")),
-        Settlement::NextWaveAt(_) => None,
+    let (event, action) = match expected {
+        Settlement::Complete => (Some((WebhookEvent::JobCompleted, "completed")), "complete"),
+        Settlement::Halt => (Some((WebhookEvent::JobHalted, "halted")), "halt"),
+        Settlement::NextWaveAt(_) => (None, ""),
     };
+    // The server itself ends a job's run; a next wave is not recorded.
+    let entry = (!action.is_empty())
+        .then(|| format!("system system - job.{action} job:{} {{}}", id().as_str()));
     h.jobs
         .expect_settle_wave()
-        .withf(move |job, at_wave, how, at, lapse, sent| {
-            let event_ok = match (event, sent) {
+        .withf(move |job, at_wave, how, at, lapse, notices| {
+            let event_ok = match (event, &notices.event) {
                 (None, None) => true,
                 (Some((kind, status)), Some(sent)) => {
                     sent.event == kind
@@ -154,6 +157,7 @@ async fn settles(job: ActiveJob, expected: Settlement) {
                 && *at == now()
                 && *lapse == lapse_before()
                 && event_ok
+                && notices.audit.as_ref().map(line) == entry
         })
         .times(1)
         .returning(|_, _, _, _, _, _| Ok(true));

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::ports::{ActiveJob, JobChange, JobRecord};
-use crate::use_cases::test_support::{Harness, account, announcements, now};
+use crate::use_cases::test_support::{Harness, account, announcements, by, now};
 use domain::{AccountId, TargetCounts};
 use mockall::predicate::{always, eq};
 
@@ -49,7 +49,7 @@ async fn a_job_without_a_future_start_starts_in_the_request() {
         let mut h = Harness::new();
         h.jobs
             .expect_create_job()
-            .withf(|job, online_after| {
+            .withf(|job, online_after, _| {
                 job.status == JobStatus::Running
                     && job.start_time == now()
                     && job.created_time == now()
@@ -57,7 +57,7 @@ async fn a_job_without_a_future_start_starts_in_the_request() {
                     && *online_after == now() - chrono::Duration::seconds(90)
             })
             .times(1)
-            .returning(|_, _| Ok(()));
+            .returning(|_, _, _| Ok(()));
         // The engine looks at it at once: its first wave is started there.
         h.jobs
             .expect_active_job()
@@ -68,7 +68,7 @@ async fn a_job_without_a_future_start_starts_in_the_request() {
         let app = h.app();
         let job = app
             .jobs
-            .create(&account(true, None), request(start))
+            .create(by(&account(true, None)), request(start))
             .await
             .unwrap();
         assert_eq!(job.status, JobStatus::Running);
@@ -81,15 +81,15 @@ async fn a_job_with_a_future_start_is_scheduled_and_not_advanced() {
     let mut h = Harness::new();
     h.jobs
         .expect_create_job()
-        .withf(move |job, _| job.status == JobStatus::Scheduled && job.start_time == later)
+        .withf(move |job, _, _| job.status == JobStatus::Scheduled && job.start_time == later)
         .times(1)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _, _| Ok(()));
     h.jobs.expect_active_job().never();
     found(&mut h, JobStatus::Scheduled);
     let app = h.app();
     let job = app
         .jobs
-        .create(&account(true, None), request(Some(later)))
+        .create(by(&account(true, None)), request(Some(later)))
         .await
         .unwrap();
     assert_eq!(job.status, JobStatus::Scheduled);
@@ -105,12 +105,12 @@ async fn cancelling_maps_each_outcome() {
         h.fleet_signals = announcements(0);
         h.jobs
             .expect_cancel_job()
-            .with(eq(AccountId(7)), eq(id()), eq(now()))
-            .returning(move |_, _, _| Ok(change));
+            .with(eq(AccountId(7)), eq(id()), eq(now()), always())
+            .returning(move |_, _, _, _| Ok(change));
         let app = h.app();
         let error = app
             .jobs
-            .cancel(&account(true, None), &id())
+            .cancel(by(&account(true, None)), &id())
             .await
             .unwrap_err();
         assert_eq!(error.to_string(), expected);
@@ -119,10 +119,14 @@ async fn cancelling_maps_each_outcome() {
     h.fleet_signals = announcements(1);
     h.jobs
         .expect_cancel_job()
-        .returning(|_, _, _| Ok(JobChange::Changed));
+        .returning(|_, _, _, _| Ok(JobChange::Changed));
     found(&mut h, JobStatus::Cancelled);
     let app = h.app();
-    let job = app.jobs.cancel(&account(true, None), &id()).await.unwrap();
+    let job = app
+        .jobs
+        .cancel(by(&account(true, None)), &id())
+        .await
+        .unwrap();
     assert_eq!(job.status, JobStatus::Cancelled);
 }
 
@@ -132,11 +136,11 @@ async fn resuming_refuses_a_job_that_is_not_halted_and_starts_the_next_wave_of_o
     h.fleet_signals = announcements(0);
     h.jobs
         .expect_resume_job()
-        .returning(|_, _, _| Ok(JobChange::Refused));
+        .returning(|_, _, _, _| Ok(JobChange::Refused));
     let app = h.app();
     let error = app
         .jobs
-        .resume(&account(true, None), &id())
+        .resume(by(&account(true, None)), &id())
         .await
         .unwrap_err();
     assert!(matches!(error, JobActionError::NotHalted), "{error:?}");
@@ -146,8 +150,8 @@ async fn resuming_refuses_a_job_that_is_not_halted_and_starts_the_next_wave_of_o
     h.fleet_signals = announcements(1);
     h.jobs
         .expect_resume_job()
-        .with(eq(AccountId(7)), eq(id()), eq(now()))
-        .returning(|_, _, _| Ok(JobChange::Changed));
+        .with(eq(AccountId(7)), eq(id()), eq(now()), always())
+        .returning(|_, _, _, _| Ok(JobChange::Changed));
     h.jobs
         .expect_active_job()
         .with(eq(id()), always())
@@ -155,6 +159,13 @@ async fn resuming_refuses_a_job_that_is_not_halted_and_starts_the_next_wave_of_o
         .returning(|_, _| Ok(None));
     found(&mut h, JobStatus::Running);
     let app = h.app();
-    let job = app.jobs.resume(&account(true, None), &id()).await.unwrap();
+    let job = app
+        .jobs
+        .resume(by(&account(true, None)), &id())
+        .await
+        .unwrap();
     assert_eq!(job.status, JobStatus::Running);
 }
+
+#[path = "audit_tests.rs"]
+mod audit;

@@ -1,7 +1,7 @@
 //! Unit tests of [`super`], over mocked ports.
 
 use super::*;
-use crate::use_cases::test_support::{Harness, account, email, now};
+use crate::use_cases::test_support::{Harness, Notes, account, client, email, now};
 use domain::password::Attribute;
 use mockall::predicate::eq;
 
@@ -50,6 +50,8 @@ async fn a_request_surfaces_storage_failures() {
 #[tokio::test]
 async fn a_valid_key_and_a_good_password_complete_the_reset() {
     let mut h = Harness::new();
+    let notes = Notes::default();
+    let kept = notes.clone();
     h.console_sessions
         .expect_close_sessions()
         .with(eq(domain::AccountId(7)))
@@ -65,7 +67,7 @@ async fn a_valid_key_and_a_good_password_complete_the_reset() {
         .returning(|_| Ok("new-hash".into()));
     h.keys
         .expect_complete_reset()
-        .withf(|key, reset| {
+        .withf(|key, reset, _| {
             *key == SecretHash::of("k")
                 && reset.now == now()
                 && reset.password_hash == "new-hash"
@@ -73,14 +75,26 @@ async fn a_valid_key_and_a_good_password_complete_the_reset() {
                 && reset.install_token.as_str() != "i".repeat(32)
         })
         .times(1)
-        .returning(|_, _| Ok(true));
+        .returning(move |_, _, audit| {
+            kept.keep(audit);
+            Ok(true)
+        });
     // The address's failed logins are forgotten: its lock is lifted.
     h.login_attempts
         .expect_clear()
         .with(eq(account(false, None).email.lookup_key()))
         .times(1)
         .returning(|_| Ok(()));
-    h.app().password_reset.confirm("k", GOOD).await.unwrap();
+    h.app()
+        .password_reset
+        .confirm("k", GOOD, Some(client()))
+        .await
+        .unwrap();
+    // Whoever holds the key is not signed in.
+    assert_eq!(
+        notes.lines(),
+        ["anonymous anonymous 203.0.113.9 password.reset account:owner@example.com {}"]
+    );
 }
 
 #[tokio::test]
@@ -94,7 +108,7 @@ async fn a_bad_password_is_reported_in_full_and_leaves_the_key_alone() {
     let err = h
         .app()
         .password_reset
-        .confirm("k", "owner@example.com")
+        .confirm("k", "owner@example.com", None)
         .await
         .unwrap_err();
     assert!(matches!(
@@ -112,7 +126,7 @@ async fn an_unknown_key_is_reported_with_the_password_problems() {
     let err = h
         .app()
         .password_reset
-        .confirm("k", "123")
+        .confirm("k", "123", None)
         .await
         .unwrap_err();
     let ConfirmResetError::Rejected {
@@ -140,8 +154,16 @@ async fn a_key_used_by_a_concurrent_request_is_refused() {
         .expect_reset_account()
         .returning(|_, _| Ok(Some(account(false, None))));
     h.hasher.expect_hash().returning(|_| Ok("h".into()));
-    h.keys.expect_complete_reset().returning(|_, _| Ok(false));
-    let err = h.app().password_reset.confirm("k", GOOD).await.unwrap_err();
+    h.keys
+        .expect_complete_reset()
+        .returning(|_, _, _| Ok(false));
+    h.console_sessions.expect_close_sessions().never();
+    let err = h
+        .app()
+        .password_reset
+        .confirm("k", GOOD, None)
+        .await
+        .unwrap_err();
     assert!(matches!(
         err,
         ConfirmResetError::Rejected {

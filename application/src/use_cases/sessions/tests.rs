@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ports::Admission;
-use crate::use_cases::test_support::{Harness, account, email, now};
+use crate::use_cases::test_support::{Harness, account, by, email, now};
 use domain::AccountId;
 use mockall::predicate::eq;
 
@@ -18,13 +18,13 @@ async fn a_verified_account_with_the_right_password_gets_a_new_token() {
         .returning(|_, _| Ok(true));
     h.tokens
         .expect_issue()
-        .withf(|id, _, _| id.0 == 7)
+        .withf(|id, _, _, audit| id.0 == 7 && audit.is_some())
         .times(1)
-        .returning(|_, _, _| Ok(()));
+        .returning(|_, _, _, _| Ok(()));
     let token = h
         .app()
         .sessions
-        .login(&email(), "s3cret-pass")
+        .login(&email(), "s3cret-pass", None)
         .await
         .unwrap();
     assert_eq!(token.len(), 40);
@@ -42,7 +42,7 @@ async fn an_unknown_address_still_costs_a_verification() {
     let err = h
         .app()
         .sessions
-        .login(&email(), "whatever")
+        .login(&email(), "whatever", None)
         .await
         .unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
@@ -51,17 +51,24 @@ async fn an_unknown_address_still_costs_a_verification() {
 #[tokio::test]
 async fn a_wrong_password_is_refused() {
     let mut h = Harness::new().never_locked();
+    h.audit.expect_record().times(1).returning(|_, _| Ok(()));
     h.accounts
         .expect_find_by_email()
         .returning(|_| Ok(Some(account(true, Some("hash")))));
     h.hasher.expect_verify().returning(|_, _| Ok(false));
-    let err = h.app().sessions.login(&email(), "wrong").await.unwrap_err();
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "wrong", None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
 }
 
 #[tokio::test]
 async fn an_account_without_a_password_cannot_log_in() {
     let mut h = Harness::new().never_locked();
+    h.audit.expect_record().times(1).returning(|_, _| Ok(()));
     h.accounts
         .expect_find_by_email()
         .returning(|_| Ok(Some(account(true, None))));
@@ -72,7 +79,7 @@ async fn an_account_without_a_password_cannot_log_in() {
     let err = h
         .app()
         .sessions
-        .login(&email(), "anything")
+        .login(&email(), "anything", None)
         .await
         .unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
@@ -81,11 +88,17 @@ async fn an_account_without_a_password_cannot_log_in() {
 #[tokio::test]
 async fn an_unverified_address_is_refused_after_the_password_check() {
     let mut h = Harness::new().never_locked();
+    h.audit.expect_record().times(1).returning(|_, _| Ok(()));
     h.accounts
         .expect_find_by_email()
         .returning(|_| Ok(Some(account(false, Some("hash")))));
     h.hasher.expect_verify().returning(|_, _| Ok(true));
-    let err = h.app().sessions.login(&email(), "right").await.unwrap_err();
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "right", None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LoginError::EmailNotVerified));
 }
 
@@ -95,7 +108,12 @@ async fn storage_failures_surface() {
     h.accounts
         .expect_find_by_email()
         .returning(|_| Err(StoreError::message("disk on fire")));
-    let err = h.app().sessions.login(&email(), "x").await.unwrap_err();
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "x", None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LoginError::Store(_)));
 }
 
@@ -104,10 +122,14 @@ async fn logout_revokes_the_hash_of_the_presented_token() {
     let mut h = Harness::new();
     h.tokens
         .expect_revoke()
-        .with(eq(SecretHash::of("abc")))
+        .withf(|token, _| *token == SecretHash::of("abc"))
         .times(1)
-        .returning(|_| Ok(()));
-    h.app().sessions.logout("abc").await.unwrap();
+        .returning(|_, _| Ok(()));
+    h.app()
+        .sessions
+        .logout(by(&account(true, None)), "abc")
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -140,7 +162,12 @@ async fn a_locked_address_is_refused_before_any_password_check() {
         });
     h.accounts.expect_find_by_email().never();
     h.hasher.expect_verify().never();
-    let err = h.app().sessions.login(&email(), "right").await.unwrap_err();
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "right", None)
+        .await
+        .unwrap_err();
     assert!(matches!(
         err,
         LoginError::LockedOut {
@@ -171,7 +198,12 @@ async fn an_attempt_is_counted_against_the_address_before_the_password_is_checke
         .in_sequence(&mut order)
         .returning(|_, _| Ok(false));
     h.login_attempts.expect_clear().never();
-    let err = h.app().sessions.login(&email(), "wrong").await.unwrap_err();
+    let err = h
+        .app()
+        .sessions
+        .login(&email(), "wrong", None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
 }
 
@@ -190,8 +222,12 @@ async fn a_right_password_clears_the_failures() {
         .with(eq("owner@example.com"))
         .times(1)
         .returning(|_| Ok(()));
-    h.tokens.expect_issue().returning(|_, _, _| Ok(()));
-    h.app().sessions.login(&email(), "right").await.unwrap();
+    h.tokens.expect_issue().returning(|_, _, _, _| Ok(()));
+    h.app()
+        .sessions
+        .login(&email(), "right", None)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -202,7 +238,11 @@ async fn without_a_lockout_policy_nothing_is_counted() {
     h.accounts.expect_find_by_email().returning(|_| Ok(None));
     h.hasher.expect_verify().returning(|_, _| Ok(false));
     let app = h.app_with(|settings| settings.login_lockout = None);
-    let err = app.sessions.login(&email(), "wrong").await.unwrap_err();
+    let err = app
+        .sessions
+        .login(&email(), "wrong", None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LoginError::InvalidCredentials));
 }
 
@@ -290,9 +330,9 @@ async fn logging_out_everywhere_ends_tokens_and_console_sessions() {
     h.fleet_signals = crate::use_cases::test_support::announcements(1);
     h.tokens
         .expect_revoke_all()
-        .with(eq(AccountId(7)))
+        .withf(|id, _| *id == AccountId(7))
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _| Ok(()));
     h.console_sessions
         .expect_close_sessions()
         .with(eq(AccountId(7)))
@@ -300,7 +340,10 @@ async fn logging_out_everywhere_ends_tokens_and_console_sessions() {
         .returning(|_| Ok(()));
     h.app()
         .sessions
-        .logout_everywhere(&account(true, None))
+        .logout_everywhere(by(&account(true, None)))
         .await
         .unwrap();
 }
+
+#[path = "audit_tests.rs"]
+mod audit;

@@ -1,7 +1,7 @@
 //! Unit tests of the webhooks' use cases over a mocked store and transport.
 
 use super::*;
-use crate::use_cases::test_support::{Harness, account, now};
+use crate::use_cases::test_support::{Harness, Notes, account, by, now};
 use domain::AccountId;
 
 fn request(secret: Option<&str>) -> WebhookRequest {
@@ -31,7 +31,7 @@ async fn a_refused_address_creates_nothing() {
     let refused = h
         .app()
         .webhooks
-        .create(&account(true, None), request(None))
+        .create(by(&account(true, None)), request(None))
         .await;
     assert!(matches!(
         refused,
@@ -45,16 +45,16 @@ async fn a_webhook_without_a_secret_gets_forty_hex_digits_shown_once() {
     h.transport.expect_check().returning(|_| Ok(()));
     h.webhooks
         .expect_create_webhook()
-        .withf(|webhook| webhook.owner == AccountId(7) && webhook.secret.len() == 40)
+        .withf(|webhook, _| webhook.owner == AccountId(7) && webhook.secret.len() == 40)
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _| Ok(()));
     h.webhooks
         .expect_find_webhook()
         .returning(|_, id| Ok(Some(record(id))));
     let created = h
         .app()
         .webhooks
-        .create(&account(true, None), request(None))
+        .create(by(&account(true, None)), request(None))
         .await
         .unwrap();
     assert_eq!(created.secret.len(), 40);
@@ -72,15 +72,18 @@ async fn a_given_secret_is_kept() {
     h.transport.expect_check().returning(|_| Ok(()));
     h.webhooks
         .expect_create_webhook()
-        .withf(|webhook| webhook.secret == "a secret of my own")
-        .returning(|_| Ok(()));
+        .withf(|webhook, _| webhook.secret == "a secret of my own")
+        .returning(|_, _| Ok(()));
     h.webhooks
         .expect_find_webhook()
         .returning(|_, id| Ok(Some(record(id))));
     let created = h
         .app()
         .webhooks
-        .create(&account(true, None), request(Some("a secret of my own")))
+        .create(
+            by(&account(true, None)),
+            request(Some("a secret of my own")),
+        )
         .await
         .unwrap();
     assert_eq!(created.secret, "a secret of my own");
@@ -128,4 +131,45 @@ async fn a_ping_of_an_unknown_webhook_queues_nothing() {
             .unwrap(),
         None
     );
+}
+
+#[tokio::test]
+async fn creating_and_deleting_a_webhook_ask_to_record_it() {
+    let mut h = Harness::new();
+    let notes = Notes::default();
+    let (create, delete) = (notes.clone(), notes.clone());
+    h.transport.expect_check().returning(|_| Ok(()));
+    h.webhooks
+        .expect_create_webhook()
+        .times(1)
+        .returning(move |_, audit| {
+            create.keep(audit);
+            Ok(())
+        });
+    h.webhooks
+        .expect_find_webhook()
+        .returning(|_, id| Ok(Some(record(id))));
+    h.webhooks
+        .expect_delete_webhook()
+        .times(1)
+        .returning(move |_, _, audit| {
+            delete.keep(audit);
+            Ok(true)
+        });
+    let app = h.app();
+    let owner = account(true, None);
+    let created = app
+        .webhooks
+        .create(by(&owner), request(None))
+        .await
+        .unwrap();
+    let id = created.webhook.id;
+    assert!(app.webhooks.delete(by(&owner), &id).await.unwrap());
+    let entry = |action: &str| {
+        format!(
+            "user owner@example.com 203.0.113.9 webhook.{action} webhook:{} {{}}",
+            id.as_str()
+        )
+    };
+    assert_eq!(notes.lines(), [entry("create"), entry("delete")]);
 }

@@ -7,13 +7,21 @@ use domain::secret::SecretHash;
 
 /// Accounts are unique ignoring case and created with their token.
 pub async fn accounts_are_unique_ignoring_case_and_created_with_their_token(store: impl Store) {
-    let account = AccountRepository::create(&store, new_account("Ann@Example.com", Some("tok-1")))
-        .await
-        .unwrap();
+    let account = AccountRepository::create(
+        &store,
+        new_account("Ann@Example.com", Some("tok-1")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     assert_eq!(account.email.as_str(), "Ann@example.com");
 
-    let duplicate =
-        AccountRepository::create(&store, new_account("ANN@example.COM", Some("tok-2"))).await;
+    let duplicate = AccountRepository::create(
+        &store,
+        new_account("ANN@example.COM", Some("tok-2")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await;
     assert!(matches!(duplicate, Err(CreateAccountError::DuplicateEmail)));
     // The failed creation left nothing behind: its token does not exist.
     assert!(
@@ -64,7 +72,12 @@ pub async fn concurrent_creations_of_one_address_make_one_account(store: impl St
         let (store, address) = (store.clone(), addresses[i].clone());
         async move {
             let token = format!("tok-{i}");
-            AccountRepository::create(&store, new_account(&address, Some(&token))).await
+            AccountRepository::create(
+                &store,
+                new_account(&address, Some(&token)),
+                &crate::noted(domain::AuditAction::AccountCreate),
+            )
+            .await
         }
     })
     .await;
@@ -122,15 +135,21 @@ pub async fn concurrent_creations_of_one_address_make_one_account(store: impl St
 /// The port part of the former `tokens_are_stored_only_as_hashes_and_revoked_one_by_one`
 /// (the look into the file stays with the SQLite adapter's tests).
 pub async fn tokens_are_revoked_one_by_one(store: impl Store) {
-    let account =
-        AccountRepository::create(&store, new_account("a@example.com", Some("first-token")))
-            .await
-            .unwrap();
+    let account = AccountRepository::create(
+        &store,
+        new_account("a@example.com", Some("first-token")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     store
-        .issue(account.id, &SecretHash::of("second-token"), t0())
+        .issue(account.id, &SecretHash::of("second-token"), t0(), None)
         .await
         .unwrap();
-    store.revoke(&SecretHash::of("first-token")).await.unwrap();
+    store
+        .revoke(&SecretHash::of("first-token"), None)
+        .await
+        .unwrap();
     assert!(
         store
             .account_for(&SecretHash::of("first-token"))
@@ -149,17 +168,25 @@ pub async fn tokens_are_revoked_one_by_one(store: impl Store) {
 
 /// Every token of an account is revoked at once.
 pub async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
-    let ann = AccountRepository::create(&store, new_account("a@example.com", Some("ann-1")))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("a@example.com", Some("ann-1")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     store
-        .issue(ann.id, &SecretHash::of("ann-2"), t0())
+        .issue(ann.id, &SecretHash::of("ann-2"), t0(), None)
         .await
         .unwrap();
-    AccountRepository::create(&store, new_account("b@example.com", Some("bob-1")))
-        .await
-        .unwrap();
-    store.revoke_all(ann.id).await.unwrap();
+    AccountRepository::create(
+        &store,
+        new_account("b@example.com", Some("bob-1")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
+    store.revoke_all(ann.id, None).await.unwrap();
     for token in ["ann-1", "ann-2"] {
         let found = store.account_for(&SecretHash::of(token)).await.unwrap();
         assert!(found.is_none(), "{token} still works");
@@ -172,7 +199,11 @@ pub async fn every_token_of_an_account_is_revoked_at_once(store: impl Store) {
 pub async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
     let ann = account(&store, "ann").await;
     let rotated = store
-        .replace_install_token(ann.id, &install_token("fresh-install-token"))
+        .replace_install_token(
+            ann.id,
+            &install_token("fresh-install-token"),
+            &crate::noted(domain::AuditAction::InstallTokenRotate),
+        )
         .await
         .unwrap();
     assert_eq!(rotated.install_token, install_token("fresh-install-token"));
@@ -195,16 +226,24 @@ pub async fn a_new_install_token_replaces_the_old_one(store: impl Store) {
 
 /// Names passwords and keys are updated.
 pub async fn names_passwords_and_keys_are_updated(store: impl Store) {
-    let account = AccountRepository::create(&store, new_account("a@example.com", None))
-        .await
-        .unwrap();
+    let account = AccountRepository::create(
+        &store,
+        new_account("a@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let renamed = store
-        .update_name(account.id, &text("Ada Lovelace"))
+        .update_name(
+            account.id,
+            &text("Ada Lovelace"),
+            &crate::noted(domain::AuditAction::ProfileUpdate),
+        )
         .await
         .unwrap();
     assert_eq!(renamed.name, "Ada Lovelace");
     store
-        .set_password(account.id, "$argon2id$new")
+        .set_password(account.id, "$argon2id$new", None)
         .await
         .unwrap();
     let reread = store.find_by_email(&account.email).await.unwrap().unwrap();

@@ -73,7 +73,16 @@ pub async fn deleting_a_device_wakes_its_listeners(store: impl Store) {
     enrol(&store, ann.id, &pi, "tok").await;
 
     let mut listener = store.listen(&pi);
-    assert!(store.delete(ann.id, &pi).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &pi,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
     let woken = tokio::time::timeout(WAKE_DEADLINE, listener.wait(Duration::from_secs(30))).await;
     assert!(woken.is_ok(), "the listener was not woken by the deletion");
 }

@@ -19,7 +19,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
 
     assert!(
         store
-            .queue_reboot(&pi.serial, &command_id("c1"), t0(), t0() - lapse)
+            .queue_reboot(&pi.serial, &command_id("c1"), t0(), t0() - lapse, None)
             .await
             .unwrap()
             .queued
@@ -27,7 +27,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
     let soon = t0() + minutes(3);
     assert!(
         !store
-            .queue_reboot(&pi.serial, &command_id("c2"), soon, soon - lapse)
+            .queue_reboot(&pi.serial, &command_id("c2"), soon, soon - lapse, None)
             .await
             .unwrap()
             .queued
@@ -35,7 +35,7 @@ pub async fn a_pending_reboot_is_queued_once_until_it_lapses(store: impl Store) 
     let late = t0() + minutes(11);
     assert!(
         store
-            .queue_reboot(&pi.serial, &command_id("c3"), late, late - lapse)
+            .queue_reboot(&pi.serial, &command_id("c3"), late, late - lapse, None)
             .await
             .unwrap()
             .queued
@@ -57,6 +57,7 @@ pub async fn concurrent_reboots_queue_one_command(store: impl Store) {
                         &command_id(&format!("c{i}")),
                         t0(),
                         t0() - minutes(10),
+                        None,
                     )
                     .await
             })
@@ -150,7 +151,7 @@ pub async fn redelivered_commands_come_oldest_first(store: impl Store) {
     // queuing purposes: queue it with a later lapse boundary.
     assert!(
         store
-            .queue_reboot(&pi, &command_id("a-new"), t0() + seconds(1), t0())
+            .queue_reboot(&pi, &command_id("a-new"), t0() + seconds(1), t0(), None)
             .await
             .unwrap()
             .queued
@@ -274,7 +275,13 @@ pub async fn racing_reboots_queue_exactly_one_command(store: impl Store) {
             tokio::spawn(async move {
                 start.wait().await;
                 let queued = store
-                    .queue_reboot(&serial, &command_id(&format!("c{i}")), t0(), t0() - lapse())
+                    .queue_reboot(
+                        &serial,
+                        &command_id(&format!("c{i}")),
+                        t0(),
+                        t0() - lapse(),
+                        None,
+                    )
                     .await;
                 (i, queued)
             })

@@ -34,9 +34,13 @@ async fn alive(store: &impl Store, secret: &str, idle_after: Timestamp) -> bool 
 
 /// A session finds its whole account, as its token does; no other secret finds it.
 pub async fn an_open_session_finds_its_account(store: impl Store) {
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", Some("tok")))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("ann@example.com", Some("tok")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let bob = account(&store, "bob").await;
     open(&store, ann.id, "ann-session", t0()).await;
     open(&store, bob.id, "bob-session", t0()).await;

@@ -16,7 +16,10 @@ pub async fn enrolling_a_new_serial_creates_a_bare_device(store: impl Store) {
     let pi = serial(1);
     let mut e = enrolment(ann.id, &pi, "tok-1");
     e.now = t0() + minutes(5);
-    let device = store.enroll(&e).await.unwrap();
+    let device = store
+        .enroll(&e, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
 
     let expected = Device {
         serial: pi.clone(),
@@ -44,7 +47,10 @@ pub async fn enrolling_a_new_serial_keeps_the_machine_type_sent(store: impl Stor
     let ann = account(&store, "ann").await;
     let mut e = enrolment(ann.id, &serial(1), "tok-1");
     e.machine_type = Some(rpi_4b());
-    let device = store.enroll(&e).await.unwrap();
+    let device = store
+        .enroll(&e, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
     assert_eq!(device.facts.machine_type, rpi_4b());
     assert_eq!(
         device.facts,
@@ -61,7 +67,10 @@ pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store:
     let pi = serial(1);
     let mut first = enrolment(ann.id, &pi, "old-token");
     first.machine_type = Some(MachineType::from_code("rpi_3b").unwrap());
-    store.enroll(&first).await.unwrap();
+    store
+        .enroll(&first, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
     store
         .update(
             ann.id,
@@ -71,6 +80,7 @@ pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store:
                 description: Some(text("in the attic")),
                 tags: None,
             },
+            &crate::origin(),
         )
         .await
         .unwrap()
@@ -92,7 +102,10 @@ pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store:
     // Offline again: the heartbeat at one minute is older than this.
     again.now = t0() + minutes(3);
     again.online_after = t0() + minutes(1);
-    let rekeyed = store.enroll(&again).await.unwrap();
+    let rekeyed = store
+        .enroll(&again, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
     let expected = Device {
         name: text("renamed"),
         facts: DeviceFacts {
@@ -128,7 +141,10 @@ pub async fn enrolling_again_rekeys_and_renames_but_keeps_everything_else(store:
     let mut third = enrolment(ann.id, &pi, "third-token");
     third.name = text("renamed again");
     third.online_after = t0() + minutes(1);
-    let rekeyed = store.enroll(&third).await.unwrap();
+    let rekeyed = store
+        .enroll(&third, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
     assert_eq!(
         rekeyed,
         Device {
@@ -164,7 +180,9 @@ pub async fn an_online_device_is_not_rekeyed(store: impl Store) {
     let mut again = enrolment(ann.id, &pi, "thief-token");
     again.online_after = t0() - Duration::seconds(1);
     assert!(matches!(
-        store.enroll(&again).await,
+        store
+            .enroll(&again, &crate::noted(domain::AuditAction::DeviceInstall))
+            .await,
         Err(EnrolError::Online)
     ));
     let live = store
@@ -181,7 +199,12 @@ pub async fn an_online_device_is_not_rekeyed(store: impl Store) {
     );
     // Once its last heartbeat is as old as the window, it is offline.
     again.online_after = t0();
-    assert!(store.enroll(&again).await.is_ok());
+    assert!(
+        store
+            .enroll(&again, &crate::noted(domain::AuditAction::DeviceInstall))
+            .await
+            .is_ok()
+    );
 }
 
 /// A serial of another account cannot enrol.
@@ -202,7 +225,9 @@ pub async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
 
     let mut e = enrolment(ann.id, &pi, "ann-token");
     e.machine_type = Some(rpi_4b());
-    let refused = store.enroll(&e).await;
+    let refused = store
+        .enroll(&e, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await;
     assert!(
         matches!(refused, Err(EnrolError::ForeignSerial)),
         "{refused:?}"
@@ -228,13 +253,22 @@ pub async fn a_serial_of_another_account_cannot_enrol(store: impl Store) {
 pub async fn a_device_created_without_a_token_is_enrolled_by_its_owner(store: impl Store) {
     let ann = account(&store, "ann").await;
     let made = created_device(ann.id, 7);
-    DeviceRepository::create(&store, &made).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &made,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
 
     let mut e = enrolment(ann.id, &made.serial, "first-token");
     e.name = text("enrolled");
     // Offline: it was last seen when it was created.
     e.online_after = made.last_seen.unwrap();
-    let enrolled = store.enroll(&e).await.unwrap();
+    let enrolled = store
+        .enroll(&e, &crate::noted(domain::AuditAction::DeviceInstall))
+        .await
+        .unwrap();
     let expected = Device {
         name: text("enrolled"),
         ..made
@@ -259,7 +293,11 @@ pub async fn racing_enrolments_of_a_new_serial_make_one_device(store: impl Store
     let enrolled = race(RACERS, |i| {
         let store = store.clone();
         let e = enrolment(ann.id, &pi, &format!("tok-{i}"));
-        async move { store.enroll(&e).await }
+        async move {
+            store
+                .enroll(&e, &crate::noted(domain::AuditAction::DeviceInstall))
+                .await
+        }
     })
     .await;
     let enrolled: Vec<Device> = enrolled

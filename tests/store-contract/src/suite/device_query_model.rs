@@ -195,7 +195,7 @@ pub async fn random_retags_agree_with_the_reference(store: impl Store) {
             }
         };
         let outcome = store
-            .retag(ann.id, &selector, online_after(), &change)
+            .retag(ann.id, &selector, online_after(), &change, &crate::origin())
             .await
             .unwrap();
         assert_eq!(outcome, expected, "round {round}: {selector:?} {change:?}");

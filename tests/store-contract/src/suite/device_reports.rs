@@ -15,7 +15,13 @@ pub async fn ports_are_empty_until_reported_and_hidden_from_other_accounts(store
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "tok").await;
     let made = created_device(ann.id, 2);
-    DeviceRepository::create(&store, &made).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &made,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
 
     assert_eq!(store.ports(ann.id, &pi).await.unwrap(), Some(vec![]));
     assert_eq!(
@@ -175,7 +181,16 @@ pub async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored(store: impl S
     let ann = account(&store, "ann").await;
     let pi = serial(1);
     enrol(&store, ann.id, &pi, "tok").await;
-    assert!(store.delete(ann.id, &pi).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &pi,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     let mut facts = report();
     facts.ports = Some(vec![port(22, Protocol::Tcp, "sshd")]);
@@ -192,4 +207,47 @@ pub async fn a_heartbeat_of_a_deleted_or_unknown_device_is_ignored(store: impl S
         store.find_by_token(&SecretHash::of("tok")).await.unwrap(),
         None
     );
+}
+
+/// Heartbeats of many devices at once are each stored, with their own
+/// time and facts, and one of a device deleted before is still ignored.
+pub async fn racing_heartbeats_are_each_stored(store: impl Store) {
+    let ann = account(&store, "ann").await;
+    let devices: Vec<_> = (1..=40).map(serial).collect();
+    for (n, device) in devices.iter().enumerate() {
+        enrol(&store, ann.id, device, &format!("tok-{n}")).await;
+    }
+    let gone = devices[0].clone();
+    store
+        .delete(
+            ann.id,
+            &gone,
+            &crate::noted(domain::AuditAction::DeviceDelete),
+        )
+        .await
+        .unwrap();
+    let seen = |n: usize| t0() + minutes(i64::try_from(n).unwrap() + 1);
+    let racing = devices.clone();
+    let outcomes = crate::race(racing.len(), |n| {
+        let (store, device) = (store.clone(), racing[n].clone());
+        async move {
+            let report = FactsReport {
+                uname: Some(text(&format!("Linux pi-{n}"))),
+                ..report()
+            };
+            store.record_heartbeat(&device, &report, seen(n)).await
+        }
+    })
+    .await;
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert_eq!(store.find_for(ann.id, &gone).await.unwrap(), None);
+    for (n, device) in devices.iter().enumerate().skip(1) {
+        let stored = store.find_for(ann.id, device).await.unwrap().unwrap();
+        assert_eq!(stored.last_seen, Some(seen(n)), "device {n}");
+        assert_eq!(
+            stored.facts.uname,
+            text::<domain::Uname>(&format!("Linux pi-{n}")),
+            "device {n}"
+        );
+    }
 }

@@ -69,6 +69,7 @@ pub async fn a_retag_removes_then_adds_on_the_selected_devices_only(store: impl 
             &lab,
             online_after(),
             &change(&["old", "lab", "absent"], &["lab", "new"]),
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -89,6 +90,7 @@ pub async fn a_retag_removes_then_adds_on_the_selected_devices_only(store: impl 
             &by_new,
             online_after(),
             &change(&["new", "lab"], &["renewed"]),
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -103,7 +105,13 @@ pub async fn a_retag_removes_then_adds_on_the_selected_devices_only(store: impl 
         ..Criteria::default()
     });
     let outcome = store
-        .retag(ann.id, &nobody, online_after(), &change(&[], &["x"]))
+        .retag(
+            ann.id,
+            &nobody,
+            online_after(),
+            &change(&[], &["x"]),
+            &crate::origin(),
+        )
         .await
         .unwrap();
     assert_eq!(outcome, Retagged::Matched(0));
@@ -113,6 +121,7 @@ pub async fn a_retag_removes_then_adds_on_the_selected_devices_only(store: impl 
             &Selector::All,
             online_after(),
             &change(&["renewed", "old"], &[]),
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -141,7 +150,13 @@ pub async fn a_retag_past_twenty_tags_changes_nothing(store: impl Store) {
         change(&["t00"], &["x", "y", "z"]),
     ] {
         let outcome = store
-            .retag(ann.id, &Selector::All, online_after(), &too_many)
+            .retag(
+                ann.id,
+                &Selector::All,
+                online_after(),
+                &too_many,
+                &crate::origin(),
+            )
             .await
             .unwrap();
         assert_eq!(outcome, Retagged::TooManyTags, "{too_many:?}");
@@ -158,6 +173,7 @@ pub async fn a_retag_past_twenty_tags_changes_nothing(store: impl Store) {
             &Selector::All,
             online_after(),
             &change(&["t00"], &["x", "y"]),
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -173,6 +189,7 @@ pub async fn a_retag_past_twenty_tags_changes_nothing(store: impl Store) {
             &Selector::All,
             online_after(),
             &change(&[], &["x", "t01"]),
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -217,6 +234,7 @@ pub async fn a_retag_never_changes_another_accounts_devices(store: impl Store) {
                 &selector,
                 online_after(),
                 &change(&["lab"], &["ann-was-here"]),
+                &crate::origin(),
             )
             .await
             .unwrap();
@@ -237,7 +255,13 @@ pub async fn racing_retags_each_land_whole(store: impl Store) {
         async move {
             let adding = change(&[], &[&format!("racer-{i}")]);
             store
-                .retag(ann.id, &Selector::All, online_after(), &adding)
+                .retag(
+                    ann.id,
+                    &Selector::All,
+                    online_after(),
+                    &adding,
+                    &crate::origin(),
+                )
                 .await
                 .unwrap()
         }
@@ -280,7 +304,13 @@ pub async fn racing_retags_past_twenty_tags_are_all_or_nothing(store: impl Store
         async move {
             let adding = change(&[], &[&format!("r{i}-a"), &format!("r{i}-b")]);
             store
-                .retag(ann.id, &Selector::All, online_after(), &adding)
+                .retag(
+                    ann.id,
+                    &Selector::All,
+                    online_after(),
+                    &adding,
+                    &crate::origin(),
+                )
                 .await
                 .unwrap()
         }

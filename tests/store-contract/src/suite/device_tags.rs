@@ -57,6 +57,7 @@ pub async fn every_read_holds_the_devices_tags(store: impl Store) {
                 name: Some(text("renamed")),
                 ..DeviceChanges::default()
             },
+            &crate::origin(),
         )
         .await
         .unwrap()
@@ -64,10 +65,13 @@ pub async fn every_read_holds_the_devices_tags(store: impl Store) {
     assert_eq!(renamed.tags, expected, "an update without tags keeps them");
 
     let enrolled = store
-        .enroll(&Enrolment {
-            online_after: t0(),
-            ..enrolment(ann.id, &tagged.serial, "tok")
-        })
+        .enroll(
+            &Enrolment {
+                online_after: t0(),
+                ..enrolment(ann.id, &tagged.serial, "tok")
+            },
+            &crate::noted(domain::AuditAction::DeviceInstall),
+        )
         .await
         .unwrap();
     assert_eq!(enrolled.tags, expected, "enrolling again keeps the tags");
@@ -91,7 +95,10 @@ pub async fn every_read_holds_the_devices_tags(store: impl Store) {
     assert_eq!(seen.last_seen, Some(t0()));
 
     let new = store
-        .enroll(&enrolment(ann.id, &fleet_serial(3), "tok-3"))
+        .enroll(
+            &enrolment(ann.id, &fleet_serial(3), "tok-3"),
+            &crate::noted(domain::AuditAction::DeviceInstall),
+        )
         .await
         .unwrap();
     assert!(new.tags.is_empty(), "a new device has no tags");
@@ -111,7 +118,12 @@ pub async fn an_update_replaces_the_tags_only_when_it_gives_them(store: impl Sto
         ..DeviceChanges::default()
     };
     let updated = store
-        .update(ann.id, &pi.serial, &retagged(&["prod", "lab"]))
+        .update(
+            ann.id,
+            &pi.serial,
+            &retagged(&["prod", "lab"]),
+            &crate::origin(),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -119,7 +131,12 @@ pub async fn an_update_replaces_the_tags_only_when_it_gives_them(store: impl Sto
     assert_eq!((updated.name.as_str(), updated.last_seen), ("pi", None));
 
     let kept = store
-        .update(ann.id, &pi.serial, &DeviceChanges::default())
+        .update(
+            ann.id,
+            &pi.serial,
+            &DeviceChanges::default(),
+            &crate::origin(),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -128,20 +145,20 @@ pub async fn an_update_replaces_the_tags_only_when_it_gives_them(store: impl Sto
     let twenty: Vec<String> = (0..20).map(|n| format!("t{n:02}")).collect();
     let twenty: Vec<&str> = twenty.iter().map(String::as_str).collect();
     let full = store
-        .update(ann.id, &pi.serial, &retagged(&twenty))
+        .update(ann.id, &pi.serial, &retagged(&twenty), &crate::origin())
         .await
         .unwrap()
         .unwrap();
     assert_eq!(full.tags, tags(&twenty));
 
     let foreign = store
-        .update(bob.id, &pi.serial, &retagged(&["bob"]))
+        .update(bob.id, &pi.serial, &retagged(&["bob"]), &crate::origin())
         .await
         .unwrap();
     assert_eq!(foreign, None);
 
     let cleared = store
-        .update(ann.id, &pi.serial, &retagged(&[]))
+        .update(ann.id, &pi.serial, &retagged(&[]), &crate::origin())
         .await
         .unwrap()
         .unwrap();
@@ -194,7 +211,16 @@ pub async fn a_deleted_device_takes_its_tags_along(store: impl Store) {
     let pi = fleet_device(ann.id, 1, "pi", "", &["lab", "eu"], None, 0);
     let other = fleet_device(ann.id, 2, "other", "", &["lab"], None, 0);
     create_devices(&store, &[pi.clone(), other]).await;
-    assert!(store.delete(ann.id, &pi.serial).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &pi.serial,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
     assert_eq!(
         store.tag_counts(ann.id).await.unwrap(),
         counted(&[("lab", 1)])

@@ -31,20 +31,36 @@ pub(super) async fn assert_untouched(store: &impl Store, device: &Device, token:
 
 /// Devices are listed in order and foreign ones are invisible.
 pub async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: impl Store) {
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
-        .await
-        .unwrap();
-    let bob = AccountRepository::create(&store, new_account("bob@example.com", None))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("ann@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
+    let bob = AccountRepository::create(
+        &store,
+        new_account("bob@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let later = device(ann.id, 1, t0() + Duration::seconds(5));
     let first_b = device(ann.id, 9, t0());
     let first_a = device(ann.id, 2, t0());
     for d in [&later, &first_b, &first_a] {
-        DeviceRepository::create(&store, d).await.unwrap();
+        DeviceRepository::create(&store, d, &crate::noted(domain::AuditAction::DeviceCreate))
+            .await
+            .unwrap();
     }
     let bobs = device(bob.id, 3, t0());
-    DeviceRepository::create(&store, &bobs).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &bobs,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
 
     let listed = store.list_for(ann.id).await.unwrap();
     let mut expected = vec![first_a.clone(), first_b.clone()];
@@ -58,7 +74,12 @@ pub async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: i
     );
     assert_eq!(store.find_for(ann.id, &bobs.serial).await.unwrap(), None);
 
-    let again = DeviceRepository::create(&store, &device(bob.id, 1, t0())).await;
+    let again = DeviceRepository::create(
+        &store,
+        &device(bob.id, 1, t0()),
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await;
     assert!(matches!(again, Err(CreateDeviceError::DuplicateSerial)));
 }
 
@@ -66,7 +87,13 @@ pub async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: i
 pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
     let ann = account(&store, "ann").await;
     let made = created_device(ann.id, 1);
-    DeviceRepository::create(&store, &made).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &made,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
 
     let renamed = store
         .update(
@@ -77,6 +104,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
                 description: None,
                 tags: None,
             },
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -95,6 +123,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
                 description: Some(text("by the fridge")),
                 tags: None,
             },
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -113,6 +142,7 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
                 description: Some(text("")),
                 tags: None,
             },
+            &crate::origin(),
         )
         .await
         .unwrap();
@@ -124,7 +154,12 @@ pub async fn an_update_changes_only_the_fields_given(store: impl Store) {
     assert_eq!(both, Some(expected.clone()));
 
     let nothing = store
-        .update(ann.id, &made.serial, &DeviceChanges::default())
+        .update(
+            ann.id,
+            &made.serial,
+            &DeviceChanges::default(),
+            &crate::origin(),
+        )
         .await
         .unwrap();
     assert_eq!(nothing, Some(expected.clone()));
@@ -139,7 +174,13 @@ pub async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: imp
     let ann = account(&store, "ann").await;
     let bob = account(&store, "bob").await;
     let bobs = created_device(bob.id, 1);
-    DeviceRepository::create(&store, &bobs).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &bobs,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
     let changes = DeviceChanges {
         name: Some(text("stolen")),
         description: Some(text("mine now")),
@@ -147,11 +188,17 @@ pub async fn an_update_of_a_foreign_or_missing_device_changes_nothing(store: imp
     };
 
     assert_eq!(
-        store.update(ann.id, &bobs.serial, &changes).await.unwrap(),
+        store
+            .update(ann.id, &bobs.serial, &changes, &crate::origin())
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        store.update(bob.id, &serial(2), &changes).await.unwrap(),
+        store
+            .update(bob.id, &serial(2), &changes, &crate::origin())
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
@@ -182,7 +229,16 @@ pub async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl
     assert!(ack(&store, &pi, "handed-out", done(""), t0()).await);
     assert!(queue(&store, &pi, "pending", t0() + minutes(1)).await);
 
-    assert!(store.delete(ann.id, &pi).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &pi,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     assert_eq!(store.find_for(ann.id, &pi).await.unwrap(), None);
     let listed = store.list_for(ann.id).await.unwrap();
@@ -205,12 +261,27 @@ pub async fn a_deleted_device_goes_with_its_token_ports_and_commands(store: impl
             "{id} was acknowledged after its device was deleted"
         );
     }
-    assert!(!store.delete(ann.id, &pi).await.unwrap());
+    assert!(
+        !store
+            .delete(
+                ann.id,
+                &pi,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     // A device made again with the serial inherits nothing.
     let mut again = created_device(ann.id, 1);
     again.wormhole_slug = "again".into();
-    DeviceRepository::create(&store, &again).await.unwrap();
+    DeviceRepository::create(
+        &store,
+        &again,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
     assert_eq!(store.ports(ann.id, &pi).await.unwrap(), Some(vec![]));
     assert!(take(&store, &pi, t0() + minutes(2)).await.is_empty());
     assert!(!ack(&store, &pi, "pending", done("ok"), t0() + minutes(2)).await);
@@ -231,8 +302,26 @@ pub async fn deleting_a_device_of_another_account_keeps_it(store: impl Store) {
     let bobs = enrol(&store, bob.id, &pi, "bob-token").await;
     assert!(queue(&store, &pi, "bob-reboot", t0()).await);
 
-    assert!(!store.delete(ann.id, &pi).await.unwrap());
-    assert!(!store.delete(ann.id, &serial(9)).await.unwrap());
+    assert!(
+        !store
+            .delete(
+                ann.id,
+                &pi,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .delete(
+                ann.id,
+                &serial(9),
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     assert_untouched(&store, &bobs, "bob-token").await;
     assert_eq!(ids(&take(&store, &pi, t0()).await), ["bob-reboot"]);
@@ -249,7 +338,17 @@ pub async fn racing_creations_of_one_serial_make_one_device(store: impl Store) {
         let mut made = created_device(owner, 1);
         made.name = text(&format!("device-{i}"));
         made.wormhole_slug = format!("created-{i}");
-        async move { (DeviceRepository::create(&store, &made).await, made) }
+        async move {
+            (
+                DeviceRepository::create(
+                    &store,
+                    &made,
+                    &crate::noted(domain::AuditAction::DeviceCreate),
+                )
+                .await,
+                made,
+            )
+        }
     })
     .await;
 

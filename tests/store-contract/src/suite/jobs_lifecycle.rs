@@ -19,7 +19,14 @@ pub async fn a_running_job_gets_its_targets_in_list_order_and_waves(store: impl 
     settings.wave_interval = domain::WaveInterval::new(30).unwrap();
     settings.halt_failure_ratio = domain::HaltFailureRatio::new(0.1).unwrap();
     let job = new_job(ann.id, "j1", Selector::All, settings, t0(), None);
-    store.create_job(&job, online_after()).await.unwrap();
+    store
+        .create_job(
+            &job,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
 
     let page = crate::all_targets(&store, ann.id, &job.id, t0()).await;
     let expected: Vec<TargetRecord> = fleet
@@ -88,7 +95,14 @@ pub async fn a_job_over_a_selection_targets_only_the_selected_devices(store: imp
         ..Criteria::default()
     });
     let job = new_job(ann.id, "lab", lab, in_waves(None), t0(), None);
-    store.create_job(&job, online_after()).await.unwrap();
+    store
+        .create_job(
+            &job,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     let serials: Vec<_> = crate::all_targets(&store, ann.id, &job.id, t0())
         .await
         .into_iter()
@@ -101,7 +115,14 @@ pub async fn a_job_over_a_selection_targets_only_the_selected_devices(store: imp
         ..Criteria::default()
     });
     let empty = new_job(ann.id, "empty", nothing, in_waves(Some(3)), t0(), None);
-    store.create_job(&empty, online_after()).await.unwrap();
+    store
+        .create_job(
+            &empty,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     assert!(
         crate::all_targets(&store, ann.id, &empty.id, t0())
             .await
@@ -128,7 +149,14 @@ pub async fn a_scheduled_job_gets_its_targets_when_it_begins_and_begins_once(sto
         t0(),
         Some(start),
     );
-    store.create_job(&job, online_after()).await.unwrap();
+    store
+        .create_job(
+            &job,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     fleet_of(&store, ann.id, 1, 2).await;
 
     let record = store
@@ -212,11 +240,26 @@ pub async fn the_engine_sees_due_scheduled_and_running_jobs_only(store: impl Sto
         Some(t0() + minutes(9)),
     );
     for job in [&soon, &later] {
-        store.create_job(job, online_after()).await.unwrap();
+        store
+            .create_job(
+                job,
+                online_after(),
+                &crate::noted(domain::AuditAction::JobCreate),
+            )
+            .await
+            .unwrap();
     }
     let running = running_job(&store, bob.id, "running", None).await;
     let cancelled = running_job(&store, ann.id, "cancelled", None).await;
-    store.cancel_job(ann.id, &cancelled, t0()).await.unwrap();
+    store
+        .cancel_job(
+            ann.id,
+            &cancelled,
+            t0(),
+            &crate::noted(domain::AuditAction::JobCancel),
+        )
+        .await
+        .unwrap();
 
     let at = t0() + minutes(1);
     let seen: Vec<_> = store

@@ -7,7 +7,7 @@ use crate::{
     job_counts, job_id, lapse, minutes, new_job, online_after, queue, received, running_job,
     start_wave, statuses, t0, take,
 };
-use application::ports::{JobChange, Settlement, Window};
+use application::ports::{JobChange, Settlement, SettlementNotices, Window};
 use domain::{JobStatus, Selector, TargetStatus};
 
 fn window(limit: u32, offset: u64) -> Window {
@@ -26,16 +26,40 @@ pub async fn cancelling_skips_the_waiting_targets_and_keeps_the_commands_given(s
     let at = t0() + minutes(1);
 
     assert_eq!(
-        store.cancel_job(bob.id, &job, at).await.unwrap(),
+        store
+            .cancel_job(
+                bob.id,
+                &job,
+                at,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Missing
     );
     let unknown = job_id("unknown");
     assert_eq!(
-        store.cancel_job(ann.id, &unknown, at).await.unwrap(),
+        store
+            .cancel_job(
+                ann.id,
+                &unknown,
+                at,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Missing
     );
     assert_eq!(
-        store.cancel_job(ann.id, &job, at).await.unwrap(),
+        store
+            .cancel_job(
+                ann.id,
+                &job,
+                at,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Changed
     );
     let record = store.find_job(ann.id, &job, at).await.unwrap().unwrap();
@@ -50,7 +74,15 @@ pub async fn cancelling_skips_the_waiting_targets_and_keeps_the_commands_given(s
     assert_eq!(crate::ids(&take(&store, &fleet[0], at).await), ["w-0"]);
     let later = at + minutes(1);
     assert_eq!(
-        store.cancel_job(ann.id, &job, later).await.unwrap(),
+        store
+            .cancel_job(
+                ann.id,
+                &job,
+                later,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Refused
     );
     let record = store.find_job(ann.id, &job, later).await.unwrap().unwrap();
@@ -58,10 +90,26 @@ pub async fn cancelling_skips_the_waiting_targets_and_keeps_the_commands_given(s
 
     let completed = running_job(&store, ann.id, "completed", None).await;
     let lapse_before = at - lapse();
-    let settled = store.settle_wave(&completed, 0, Settlement::Complete, at, lapse_before, None);
+    let quiet = SettlementNotices::default();
+    let settled = store.settle_wave(
+        &completed,
+        0,
+        Settlement::Complete,
+        at,
+        lapse_before,
+        &quiet,
+    );
     assert!(settled.await.unwrap());
     assert_eq!(
-        store.cancel_job(ann.id, &completed, later).await.unwrap(),
+        store
+            .cancel_job(
+                ann.id,
+                &completed,
+                later,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Refused
     );
     let scheduled = new_job(
@@ -72,9 +120,24 @@ pub async fn cancelling_skips_the_waiting_targets_and_keeps_the_commands_given(s
         t0(),
         Some(t0() + minutes(60)),
     );
-    store.create_job(&scheduled, online_after()).await.unwrap();
+    store
+        .create_job(
+            &scheduled,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     assert_eq!(
-        store.cancel_job(ann.id, &scheduled.id, at).await.unwrap(),
+        store
+            .cancel_job(
+                ann.id,
+                &scheduled.id,
+                at,
+                &crate::noted(domain::AuditAction::JobCancel)
+            )
+            .await
+            .unwrap(),
         JobChange::Changed
     );
     assert!(
@@ -94,25 +157,58 @@ pub async fn resuming_runs_a_halted_job_again_with_its_next_wave_due(store: impl
     let job = running_job(&store, ann.id, "j", Some(1)).await;
     let at = t0() + minutes(1);
     assert_eq!(
-        store.resume_job(ann.id, &job, at).await.unwrap(),
+        store
+            .resume_job(
+                ann.id,
+                &job,
+                at,
+                &crate::noted(domain::AuditAction::JobResume)
+            )
+            .await
+            .unwrap(),
         JobChange::Refused
     );
     assert!(start_wave(&store, &job, 1, "w", 1, t0()).await);
     assert!(ack(&store, &fleet[0], "w-0", failed("no"), t0()).await);
-    let halt = store.settle_wave(&job, 1, Settlement::Halt, at, at - lapse(), None);
+    let quiet = SettlementNotices::default();
+    let halt = store.settle_wave(&job, 1, Settlement::Halt, at, at - lapse(), &quiet);
     assert!(halt.await.unwrap());
 
     assert_eq!(
-        store.resume_job(bob.id, &job, at).await.unwrap(),
+        store
+            .resume_job(
+                bob.id,
+                &job,
+                at,
+                &crate::noted(domain::AuditAction::JobResume)
+            )
+            .await
+            .unwrap(),
         JobChange::Missing
     );
     let resumed_at = at + minutes(5);
     assert_eq!(
-        store.resume_job(ann.id, &job, resumed_at).await.unwrap(),
+        store
+            .resume_job(
+                ann.id,
+                &job,
+                resumed_at,
+                &crate::noted(domain::AuditAction::JobResume)
+            )
+            .await
+            .unwrap(),
         JobChange::Changed
     );
     assert_eq!(
-        store.resume_job(ann.id, &job, resumed_at).await.unwrap(),
+        store
+            .resume_job(
+                ann.id,
+                &job,
+                resumed_at,
+                &crate::noted(domain::AuditAction::JobResume)
+            )
+            .await
+            .unwrap(),
         JobChange::Refused,
         "running"
     );
@@ -126,9 +222,25 @@ pub async fn resuming_runs_a_halted_job_again_with_its_next_wave_due(store: impl
         statuses(&store, ann.id, &job, resumed_at).await,
         ["failed", "pending"]
     );
-    store.cancel_job(ann.id, &job, resumed_at).await.unwrap();
+    store
+        .cancel_job(
+            ann.id,
+            &job,
+            resumed_at,
+            &crate::noted(domain::AuditAction::JobCancel),
+        )
+        .await
+        .unwrap();
     assert_eq!(
-        store.resume_job(ann.id, &job, resumed_at).await.unwrap(),
+        store
+            .resume_job(
+                ann.id,
+                &job,
+                resumed_at,
+                &crate::noted(domain::AuditAction::JobResume)
+            )
+            .await
+            .unwrap(),
         JobChange::Refused,
         "cancelled"
     );
@@ -214,7 +326,16 @@ pub async fn counts_hold_every_status(store: impl Store) {
     let fleet = fleet_of(&store, ann.id, 1, 9).await;
     assert!(queue(&store, &fleet[5], "old", t0() - minutes(9)).await);
     let job = running_job(&store, ann.id, "j", Some(7)).await;
-    assert!(store.delete(ann.id, &fleet[6]).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &fleet[6],
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
     assert!(start_wave(&store, &job, 1, "w", 7, t0()).await);
     take(&store, &fleet[1], t0()).await;
     assert!(ack(&store, &fleet[2], "w-2", received(), t0()).await);

@@ -5,7 +5,7 @@ use crate::{
     RACERS, Store, account, done, fleet_of, job_counts, label, lapse, minutes, new_job,
     online_after, race, running_job, t0, wave_ids,
 };
-use application::ports::{JobChange, Settlement};
+use application::ports::{JobChange, Settlement, SettlementNotices};
 use domain::{JobStatus, Selector, TargetStatus};
 
 /// Devices in the raced jobs: several per racer.
@@ -60,7 +60,14 @@ pub async fn racing_settlements_of_a_wave_settle_it_once(store: impl Store) {
         };
         async move {
             store
-                .settle_wave(&job, 1, how, at, at - lapse(), None)
+                .settle_wave(
+                    &job,
+                    1,
+                    how,
+                    at,
+                    at - lapse(),
+                    &SettlementNotices::default(),
+                )
                 .await
                 .unwrap()
         }
@@ -93,7 +100,14 @@ pub async fn racing_beginnings_of_a_scheduled_job_begin_it_once(store: impl Stor
         t0(),
         Some(start),
     );
-    store.create_job(&job, online_after()).await.unwrap();
+    store
+        .create_job(
+            &job,
+            online_after(),
+            &crate::noted(domain::AuditAction::JobCreate),
+        )
+        .await
+        .unwrap();
     let begun = race(RACERS, |_| {
         let (store, id) = (store.clone(), job.id.clone());
         async move { store.begin_job(&id, start, online_after()).await.unwrap() }
@@ -113,7 +127,17 @@ pub async fn racing_cancellations_cancel_once(store: impl Store) {
     let outcomes = race(RACERS, |i| {
         let (store, job) = (store.clone(), job.clone());
         let at = t0() + minutes(i64::try_from(i).unwrap());
-        async move { store.cancel_job(ann.id, &job, at).await.unwrap() }
+        async move {
+            store
+                .cancel_job(
+                    ann.id,
+                    &job,
+                    at,
+                    &crate::noted(domain::AuditAction::JobCancel),
+                )
+                .await
+                .unwrap()
+        }
     })
     .await;
     let changed = outcomes

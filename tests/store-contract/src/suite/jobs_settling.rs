@@ -7,7 +7,7 @@ use crate::{
     Store, account, ack, done, engine_view, failed, fleet_of, job_counts, lapse, minutes,
     running_job, start_wave, statuses, t0, take,
 };
-use application::ports::Settlement;
+use application::ports::{Settlement, SettlementNotices};
 use domain::{JobId, JobStatus, Timestamp};
 
 async fn settle(
@@ -18,7 +18,14 @@ async fn settle(
     at: Timestamp,
 ) -> bool {
     store
-        .settle_wave(job, wave, how, at, at - lapse(), None)
+        .settle_wave(
+            job,
+            wave,
+            how,
+            at,
+            at - lapse(),
+            &SettlementNotices::default(),
+        )
         .await
         .unwrap()
 }
@@ -46,7 +53,16 @@ pub async fn a_settled_wave_keeps_its_statuses(store: impl Store) {
         (JobStatus::Running, 1, Some(next))
     );
     for serial in &fleet[..3] {
-        assert!(store.delete(ann.id, serial).await.unwrap());
+        assert!(
+            store
+                .delete(
+                    ann.id,
+                    serial,
+                    &crate::noted(domain::AuditAction::DeviceDelete)
+                )
+                .await
+                .unwrap()
+        );
     }
     store.purge_commands(at + minutes(60)).await.unwrap();
     let early = t0() - minutes(60);
@@ -128,7 +144,15 @@ pub async fn a_settlement_needs_the_running_jobs_current_wave(store: impl Store)
     for how in [next, Settlement::Halt] {
         assert!(!settle(&store, &job, 1, how, at).await, "settled: {how:?}");
     }
-    store.cancel_job(ann.id, &job, at).await.unwrap();
+    store
+        .cancel_job(
+            ann.id,
+            &job,
+            at,
+            &crate::noted(domain::AuditAction::JobCancel),
+        )
+        .await
+        .unwrap();
     assert!(
         !settle(&store, &job, 1, Settlement::Complete, at).await,
         "cancelled"
@@ -153,14 +177,32 @@ pub async fn deleting_a_device_skips_its_unended_target_and_keeps_an_ended_one(s
     assert!(ack(&store, &fleet[1], "w-1", failed("no"), t0()).await);
     take(&store, &fleet[2], t0()).await;
 
-    assert!(!store.delete(bob.id, &fleet[2]).await.unwrap());
+    assert!(
+        !store
+            .delete(
+                bob.id,
+                &fleet[2],
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
     let at = t0() + minutes(1);
     assert_eq!(
         statuses(&store, ann.id, &job, at).await,
         ["done", "failed", "delivered", "pending"]
     );
     for serial in &fleet[..3] {
-        assert!(store.delete(ann.id, serial).await.unwrap());
+        assert!(
+            store
+                .delete(
+                    ann.id,
+                    serial,
+                    &crate::noted(domain::AuditAction::DeviceDelete)
+                )
+                .await
+                .unwrap()
+        );
     }
     let targets = crate::all_targets(&store, ann.id, &job, at).await;
     let read: Vec<(&str, &str)> = targets

@@ -6,7 +6,7 @@ use crate::{
     Store, account, ack, all_targets, command_id, counts, done, engine_view, failed, fleet_of,
     label, minutes, queue, received, running_job, start_wave, statuses, t0, take,
 };
-use application::ports::Settlement;
+use application::ports::{Settlement, SettlementNotices};
 use domain::TargetStatus;
 use std::time::Duration;
 
@@ -82,7 +82,16 @@ pub async fn a_wave_joins_reboots_under_way_and_skips_deleted_devices(store: imp
     assert!(queue(&store, &fleet[4], "ended", t0() - minutes(3)).await);
     assert!(ack(&store, &fleet[4], "ended", done(""), t0() - minutes(2)).await);
     let job = running_job(&store, ann.id, "j", None).await;
-    assert!(store.delete(ann.id, &fleet[3]).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &fleet[3],
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     assert!(start_wave(&store, &job, 1, "w", 5, t0()).await);
     let targets = all_targets(&store, ann.id, &job, t0()).await;
@@ -108,6 +117,7 @@ pub async fn a_wave_joins_reboots_under_way_and_skips_deleted_devices(store: imp
             &command_id("request"),
             t0() + minutes(1),
             t0() - minutes(9),
+            None,
         )
         .await
         .unwrap();
@@ -156,7 +166,7 @@ pub async fn a_wave_starts_once_when_it_is_next_and_due(store: impl Store) {
             Settlement::NextWaveAt(next),
             t0(),
             lapse_before,
-            None,
+            &SettlementNotices::default(),
         )
         .await
         .unwrap();
@@ -174,14 +184,23 @@ pub async fn a_wave_starts_once_when_it_is_next_and_due(store: impl Store) {
 
     let halted = running_job(&store, ann.id, "halted", Some(1)).await;
     assert!(start_wave(&store, &halted, 1, "h", 1, t0()).await);
-    let halt = store.settle_wave(&halted, 1, Settlement::Halt, t0(), lapse_before, None);
+    let quiet = SettlementNotices::default();
+    let halt = store.settle_wave(&halted, 1, Settlement::Halt, t0(), lapse_before, &quiet);
     assert!(halt.await.unwrap());
     assert!(
         !start_wave(&store, &halted, 2, "i", 1, t0() + minutes(1)).await,
         "halted"
     );
     let cancelled = running_job(&store, ann.id, "cancelled", None).await;
-    store.cancel_job(ann.id, &cancelled, t0()).await.unwrap();
+    store
+        .cancel_job(
+            ann.id,
+            &cancelled,
+            t0(),
+            &crate::noted(domain::AuditAction::JobCancel),
+        )
+        .await
+        .unwrap();
     assert!(
         !start_wave(&store, &cancelled, 1, "k", 3, t0()).await,
         "cancelled"

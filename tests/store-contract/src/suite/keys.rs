@@ -62,7 +62,11 @@ pub async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: 
     assert_eq!(opened.map(|a| a.id), Some(account.id));
     assert!(
         store
-            .complete_reset(&first, &completed(t0(), "$argon2id$new"))
+            .complete_reset(
+                &first,
+                &completed(t0(), "$argon2id$new"),
+                &crate::noted(domain::AuditAction::PasswordReset)
+            )
             .await
             .unwrap()
     );
@@ -74,7 +78,11 @@ pub async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: 
         assert!(store.reset_account(&key, t0()).await.unwrap().is_none());
         assert!(
             !store
-                .complete_reset(&key, &completed(t0(), "$x"))
+                .complete_reset(
+                    &key,
+                    &completed(t0(), "$x"),
+                    &crate::noted(domain::AuditAction::PasswordReset)
+                )
                 .await
                 .unwrap()
         );
@@ -83,21 +91,33 @@ pub async fn a_reset_sets_the_password_verifies_and_ends_every_reset_key(store: 
 
 /// A reset ends every api token and replaces the install token.
 pub async fn a_reset_ends_every_api_token_and_replaces_the_install_token(store: impl Store) {
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", Some("ann-token")))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("ann@example.com", Some("ann-token")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     store
-        .issue(ann.id, &SecretHash::of("ann-second"), t0())
+        .issue(ann.id, &SecretHash::of("ann-second"), t0(), None)
         .await
         .unwrap();
-    let bob = AccountRepository::create(&store, new_account("bob@example.com", Some("bob-token")))
-        .await
-        .unwrap();
+    let bob = AccountRepository::create(
+        &store,
+        new_account("bob@example.com", Some("bob-token")),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     store_reset_key(&store, &ann, "reset", t0()).await;
     let reset = completed(t0(), "$argon2id$new");
     assert!(
         store
-            .complete_reset(&SecretHash::of("reset"), &reset)
+            .complete_reset(
+                &SecretHash::of("reset"),
+                &reset,
+                &crate::noted(domain::AuditAction::PasswordReset)
+            )
             .await
             .unwrap()
     );
@@ -162,14 +182,18 @@ pub async fn a_password_change_ends_every_reset_key(store: impl Store) {
     let account = unverified(&store).await;
     store_reset_key(&store, &account, "reset", t0()).await;
     store
-        .set_password(account.id, "$argon2id$changed")
+        .set_password(account.id, "$argon2id$changed", None)
         .await
         .unwrap();
     let key = SecretHash::of("reset");
     assert!(store.reset_account(&key, t0()).await.unwrap().is_none());
     assert!(
         !store
-            .complete_reset(&key, &completed(t0(), "$argon2id$attacker"))
+            .complete_reset(
+                &key,
+                &completed(t0(), "$argon2id$attacker"),
+                &crate::noted(domain::AuditAction::PasswordReset)
+            )
             .await
             .unwrap()
     );
@@ -228,7 +252,11 @@ pub async fn an_expired_reset_key_opens_nothing(store: impl Store) {
     assert!(store.reset_account(&key, late).await.unwrap().is_none());
     assert!(
         !store
-            .complete_reset(&key, &completed(late, "$x"))
+            .complete_reset(
+                &key,
+                &completed(late, "$x"),
+                &crate::noted(domain::AuditAction::PasswordReset)
+            )
             .await
             .unwrap()
     );
@@ -246,7 +274,11 @@ pub async fn racing_resets_with_one_key_succeed_once(store: impl Store) {
         async move {
             let hash = format!("$argon2id${i}");
             store
-                .complete_reset(&SecretHash::of("reset"), &completed(t0(), &hash))
+                .complete_reset(
+                    &SecretHash::of("reset"),
+                    &completed(t0(), &hash),
+                    &crate::noted(domain::AuditAction::PasswordReset),
+                )
                 .await
         }
     })
@@ -277,7 +309,11 @@ pub async fn racing_resets_with_different_keys_of_one_account_succeed_once(store
         async move {
             let key = SecretHash::of(&format!("reset-{i}"));
             store
-                .complete_reset(&key, &completed(t0(), &format!("$argon2id${i}")))
+                .complete_reset(
+                    &key,
+                    &completed(t0(), &format!("$argon2id${i}")),
+                    &crate::noted(domain::AuditAction::PasswordReset),
+                )
                 .await
         }
     })

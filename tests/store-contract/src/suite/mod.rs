@@ -3,6 +3,11 @@
 //! runs them all on the stores of one adapter.
 
 pub mod accounts;
+pub mod audit_accounts;
+pub mod audit_chain;
+pub mod audit_devices;
+pub mod audit_jobs;
+pub mod audit_pages;
 pub mod command_listeners;
 pub mod command_outcomes;
 pub mod commands;
@@ -68,6 +73,34 @@ macro_rules! suite {
                 names_passwords_and_keys_are_updated,
                 an_install_token_finds_its_account,
             }
+            audit_accounts {
+                an_account_created_is_recorded_once,
+                profile_changes_are_recorded_when_they_change_something,
+                sign_ins_and_outs_are_recorded_when_they_happen,
+                a_completed_reset_is_recorded_once,
+            }
+            audit_chain {
+                a_mix_of_changes_makes_one_unbroken_chain,
+                a_standalone_note_is_recorded_as_sealed,
+                the_log_reads_in_id_order_a_batch_at_a_time,
+                purging_keeps_a_checkpoint_and_the_chain_goes_on,
+                concurrent_changes_make_one_sequence,
+            }
+            audit_devices {
+                devices_created_installed_and_deleted_are_recorded_once,
+                an_update_names_the_fields_whose_value_changed,
+                a_retag_records_each_device_whose_tags_change,
+                a_reboot_names_the_command_queued_or_joined,
+            }
+            audit_jobs {
+                job_changes_are_recorded_when_they_happen,
+                a_job_completing_is_recorded_when_given_its_note,
+                monitor_and_webhook_changes_are_recorded_when_they_happen,
+            }
+            audit_pages {
+                a_page_holds_the_owners_entries_newest_first,
+                filters_keep_the_entries_equal_to_their_values,
+            }
             command_listeners {
                 a_queued_reboot_wakes_a_listener_made_before_it,
                 a_queued_reboot_wakes_a_wait_in_progress,
@@ -131,6 +164,7 @@ macro_rules! suite {
                 reported_ports_are_listed_ascending_and_replaced_only_when_sent,
                 a_heartbeat_sets_last_seen_and_applies_the_report,
                 a_heartbeat_of_a_deleted_or_unknown_device_is_ignored,
+                racing_heartbeats_are_each_stored,
             }
             device_retags {
                 a_retag_removes_then_adds_on_the_selected_devices_only,

@@ -125,7 +125,16 @@ pub async fn digest_lines_outlive_their_monitor(store: impl Store) {
     for (k, serial) in fleet.iter().enumerate() {
         open(&store, ann.id, &monitor, serial, &format!("a{k}"), t0()).await;
     }
-    assert!(store.delete_monitor(ann.id, &monitor).await.unwrap());
+    assert!(
+        store
+            .delete_monitor(
+                ann.id,
+                &monitor,
+                &crate::noted(domain::AuditAction::MonitorDelete)
+            )
+            .await
+            .unwrap()
+    );
     let due = store
         .due_digests(t0() + minutes(1), minutes(1))
         .await

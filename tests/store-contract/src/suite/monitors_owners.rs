@@ -14,7 +14,10 @@ use domain::{AlertState, MonitorKind, Selector};
 pub async fn monitors_are_listed_newest_first_a_page_at_a_time(store: impl Store) {
     let ann = account(&store, "ann").await;
     let fleet = new_monitor(ann.id, "fleet", fleet_kind(0.3), Selector::All, 60);
-    store.create_monitor(&fleet).await.unwrap();
+    store
+        .create_monitor(&fleet, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     for label in ["b", "c", "d"] {
         device_monitor(&store, ann.id, label).await;
     }
@@ -77,10 +80,27 @@ pub async fn another_accounts_monitors_and_alerts_are_untouchable(store: impl St
     assert_eq!(store.find_monitor(bob.id, &id).await.unwrap(), None);
     let until = Some(t0() + minutes(5));
     assert_eq!(
-        store.snooze_monitor(bob.id, &id, until).await.unwrap(),
+        store
+            .snooze_monitor(
+                bob.id,
+                &id,
+                until,
+                &crate::noted(domain::AuditAction::MonitorSnooze)
+            )
+            .await
+            .unwrap(),
         None
     );
-    assert!(!store.delete_monitor(bob.id, &id).await.unwrap());
+    assert!(
+        !store
+            .delete_monitor(
+                bob.id,
+                &id,
+                &crate::noted(domain::AuditAction::MonitorDelete)
+            )
+            .await
+            .unwrap()
+    );
     let everything = AlertFilter::default();
     assert_eq!(
         store
@@ -132,17 +152,35 @@ pub async fn a_snooze_is_set_and_ended(store: impl Store) {
     let id = device_monitor(&store, ann.id, "m").await;
     let until = t0() + minutes(30);
     let snoozed = store
-        .snooze_monitor(ann.id, &id, Some(until))
+        .snooze_monitor(
+            ann.id,
+            &id,
+            Some(until),
+            &crate::noted(domain::AuditAction::MonitorSnooze),
+        )
         .await
         .unwrap();
     assert_eq!(snoozed.unwrap().snoozed_until, Some(until));
     let found = store.find_monitor(ann.id, &id).await.unwrap().unwrap();
     assert_eq!(found.snoozed_until, Some(until));
-    let woken = store.snooze_monitor(ann.id, &id, None).await.unwrap();
+    let woken = store
+        .snooze_monitor(
+            ann.id,
+            &id,
+            None,
+            &crate::noted(domain::AuditAction::MonitorSnooze),
+        )
+        .await
+        .unwrap();
     assert_eq!(woken.unwrap().snoozed_until, None);
     assert_eq!(
         store
-            .snooze_monitor(ann.id, &monitor_id("none"), None)
+            .snooze_monitor(
+                ann.id,
+                &monitor_id("none"),
+                None,
+                &crate::noted(domain::AuditAction::MonitorSnooze)
+            )
             .await
             .unwrap(),
         None
@@ -240,8 +278,27 @@ pub async fn a_deleted_monitor_takes_its_alerts_along(store: impl Store) {
     apply(&store, &opening(&gone, ann.id, [a], t0()), t0()).await;
     apply(&store, &opening(&kept, ann.id, [b], t0()), t0()).await;
 
-    assert!(store.delete_monitor(ann.id, &gone).await.unwrap());
-    assert!(!store.delete_monitor(ann.id, &gone).await.unwrap(), "once");
+    assert!(
+        store
+            .delete_monitor(
+                ann.id,
+                &gone,
+                &crate::noted(domain::AuditAction::MonitorDelete)
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .delete_monitor(
+                ann.id,
+                &gone,
+                &crate::noted(domain::AuditAction::MonitorDelete)
+            )
+            .await
+            .unwrap(),
+        "once"
+    );
     assert_eq!(store.find_monitor(ann.id, &gone).await.unwrap(), None);
     assert_eq!(
         store.find_alert(ann.id, &alert_id("a")).await.unwrap(),

@@ -106,7 +106,16 @@ pub async fn a_verdict_for_a_deleted_or_foreign_monitor_does_nothing(store: impl
     let alert = open_alert(&monitor, "a", Some(&fleet[0]), t0());
     let foreign = opening(&monitor, bob.id, [alert.clone()], t0());
     assert_eq!(apply(&store, &foreign, t0()).await, (vec![], vec![]));
-    assert!(store.delete_monitor(ann.id, &monitor).await.unwrap());
+    assert!(
+        store
+            .delete_monitor(
+                ann.id,
+                &monitor,
+                &crate::noted(domain::AuditAction::MonitorDelete)
+            )
+            .await
+            .unwrap()
+    );
     let stale = opening(&monitor, ann.id, [alert], t0());
     assert_eq!(apply(&store, &stale, t0()).await, (vec![], vec![]));
 

@@ -81,7 +81,10 @@ pub async fn down_devices_are_seen_silent_and_without_an_open_alert(store: impl 
     let later = device(&store, ann.id, 6, &[], ago(400)).await;
     device(&store, bob.id, 7, &[], ago(1000)).await;
     let monitor = new_monitor(ann.id, "m", MonitorKind::DeviceOffline, Selector::All, 300);
-    store.create_monitor(&monitor).await.unwrap();
+    store
+        .create_monitor(&monitor, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let alert = open_alert(&monitor.id, "a", Some(&alerted), t0());
     apply(&store, &opening(&monitor.id, ann.id, [alert], t0()), t0()).await;
 
@@ -142,7 +145,10 @@ pub async fn a_monitors_selector_picks_its_down_devices(store: impl Store) {
             selector.clone(),
             60,
         );
-        store.create_monitor(&monitor).await.unwrap();
+        store
+            .create_monitor(&monitor, &crate::noted(domain::AuditAction::MonitorCreate))
+            .await
+            .unwrap();
     }
     for (label, _, expected) in cases {
         let watch = watch_of(&store, &monitor_id(label), now()).await;
@@ -167,7 +173,10 @@ pub async fn open_alerts_come_with_their_devices_now(store: impl Store) {
         ..Criteria::default()
     });
     let monitor = new_monitor(ann.id, "m", MonitorKind::DeviceOffline, selector, 60);
-    store.create_monitor(&monitor).await.unwrap();
+    store
+        .create_monitor(&monitor, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let alerts = [
         open_alert(&monitor.id, "tagged", Some(&tagged), t0()),
         open_alert(&monitor.id, "untagged", Some(&untagged), t0()),
@@ -179,7 +188,16 @@ pub async fn open_alerts_come_with_their_devices_now(store: impl Store) {
         ..verdict(&monitor.id, ann.id)
     };
     apply(&store, &calm, now()).await;
-    assert!(store.delete(ann.id, &gone).await.unwrap());
+    assert!(
+        store
+            .delete(
+                ann.id,
+                &gone,
+                &crate::noted(domain::AuditAction::DeviceDelete)
+            )
+            .await
+            .unwrap()
+    );
 
     let watch = watch_of(&store, &monitor.id, now()).await;
     let seen: Vec<_> = open_of(&watch)
@@ -224,7 +242,10 @@ pub async fn a_fleet_monitor_counts_selected_and_offline_devices(store: impl Sto
     });
     for (label, selector) in [("all", Selector::All), ("lab", lab), ("none", nothing)] {
         let monitor = new_monitor(ann.id, label, fleet_kind(0.5), selector, 60);
-        store.create_monitor(&monitor).await.unwrap();
+        store
+            .create_monitor(&monitor, &crate::noted(domain::AuditAction::MonitorCreate))
+            .await
+            .unwrap();
     }
     let above = application::ports::MonitorVerdict {
         above_since: ago(30),

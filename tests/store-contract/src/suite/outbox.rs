@@ -57,9 +57,13 @@ pub async fn racing_workers_claim_each_mail_once(store: impl Store) {
     const WORKERS: usize = 6;
     for i in 0..MAILS {
         let address = format!("user{i}@example.com");
-        application::ports::AccountRepository::create(&store, new_account(&address, None))
-            .await
-            .unwrap();
+        application::ports::AccountRepository::create(
+            &store,
+            new_account(&address, None),
+            &crate::noted(domain::AuditAction::AccountCreate),
+        )
+        .await
+        .unwrap();
     }
     let lease = t0() + Duration::minutes(2);
     let claims = race(WORKERS, |_| {

@@ -35,7 +35,13 @@ async fn device_seen(
 ) -> Serial {
     let mut made = device(owner, serial_byte, t0());
     made.last_seen = last_seen;
-    DeviceRepository::create(store, &made).await.unwrap();
+    DeviceRepository::create(
+        store,
+        &made,
+        &crate::noted(domain::AuditAction::DeviceCreate),
+    )
+    .await
+    .unwrap();
     made.serial
 }
 
@@ -44,7 +50,7 @@ async fn device_seen(
 /// stands in its way (so a device's commands are issued in time order).
 async fn issue(store: &impl Store, device: &Serial, id: &str, at: Timestamp) {
     let queued = store
-        .queue_reboot(device, &command_id(id), at, at)
+        .queue_reboot(device, &command_id(id), at, at, None)
         .await
         .unwrap()
         .queued;
@@ -78,12 +84,20 @@ pub async fn an_empty_store_counts_nothing(store: impl Store) {
 /// delivered, counted over every account.
 pub async fn the_census_counts_devices_commands_by_state_and_waiting_mail(store: impl Store) {
     // Two accounts, each with its verification mail, and a third without.
-    let ann = AccountRepository::create(&store, new_account("ann@example.com", None))
-        .await
-        .unwrap();
-    let bob = AccountRepository::create(&store, new_account("bob@example.com", None))
-        .await
-        .unwrap();
+    let ann = AccountRepository::create(
+        &store,
+        new_account("ann@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
+    let bob = AccountRepository::create(
+        &store,
+        new_account("bob@example.com", None),
+        &crate::noted(domain::AuditAction::AccountCreate),
+    )
+    .await
+    .unwrap();
     let carol = account(&store, "carol").await;
 
     // Online: heard from 10 s ago, a second after the limit, and just now.

@@ -13,7 +13,7 @@ use domain::{
 /// returned, and whether it was queued by this request.
 async fn reboot(store: &impl Store, pi: &Serial, id: &str, at: Timestamp) -> (String, bool) {
     let reboot = store
-        .queue_reboot(pi, &command_id(id), at, at - lapse())
+        .queue_reboot(pi, &command_id(id), at, at - lapse(), None)
         .await
         .unwrap();
     (label(&reboot.command.command.id), reboot.queued)
@@ -36,7 +36,7 @@ pub async fn a_queued_reboot_returns_its_new_command(store: impl Store) {
     enrol(&store, ann.id, &pi, "tok").await;
 
     let reboot = store
-        .queue_reboot(&pi, &command_id("c1"), t0(), t0() - lapse())
+        .queue_reboot(&pi, &command_id("c1"), t0(), t0() - lapse(), None)
         .await
         .unwrap();
     assert!(reboot.queued);
@@ -71,7 +71,13 @@ pub async fn a_reboot_under_way_is_joined_and_returned(store: impl Store) {
     );
     take(&store, &pi, t0() + minutes(2)).await;
     let delivered = store
-        .queue_reboot(&pi, &command_id("c3"), t0() + minutes(3), t0() - minutes(7))
+        .queue_reboot(
+            &pi,
+            &command_id("c3"),
+            t0() + minutes(3),
+            t0() - minutes(7),
+            None,
+        )
         .await
         .unwrap();
     assert!(!delivered.queued);
@@ -81,7 +87,13 @@ pub async fn a_reboot_under_way_is_joined_and_returned(store: impl Store) {
 
     assert!(ack(&store, &pi, "c1", received(), t0() + minutes(4)).await);
     let under_way = store
-        .queue_reboot(&pi, &command_id("c4"), t0() + minutes(5), t0() - minutes(5))
+        .queue_reboot(
+            &pi,
+            &command_id("c4"),
+            t0() + minutes(5),
+            t0() - minutes(5),
+            None,
+        )
         .await
         .unwrap();
     assert!(!under_way.queued);

@@ -6,7 +6,7 @@ use crate::{
     RACERS, Store, account, all, delivered_events, delivery_id, event, fleet_of, lapse, minutes,
     race, running_job, start_wave, t0, webhook,
 };
-use application::ports::{AttemptRecord, Settlement};
+use application::ports::{AttemptRecord, Settlement, SettlementNotices};
 use chrono::Duration;
 use domain::{DeliveryId, DeliveryStatus, Timestamp, WebhookEvent};
 use std::collections::BTreeSet;
@@ -211,7 +211,10 @@ pub async fn a_settled_jobs_event_is_queued_with_its_settlement(store: impl Stor
             Settlement::Halt,
             at,
             at - lapse(),
-            Some(&the_event),
+            &SettlementNotices {
+                event: the_event.clone().into(),
+                audit: None,
+            },
         )
         .await
         .unwrap();
@@ -227,7 +230,10 @@ pub async fn a_settled_jobs_event_is_queued_with_its_settlement(store: impl Stor
             Settlement::Halt,
             at,
             at - lapse(),
-            Some(&the_event),
+            &SettlementNotices {
+                event: the_event.clone().into(),
+                audit: None,
+            },
         )
         .await
         .unwrap();
@@ -239,7 +245,10 @@ pub async fn a_settled_jobs_event_is_queued_with_its_settlement(store: impl Stor
             Settlement::Halt,
             at,
             at - lapse(),
-            Some(&the_event),
+            &SettlementNotices {
+                event: the_event.clone().into(),
+                audit: None,
+            },
         )
         .await
         .unwrap();

@@ -137,7 +137,16 @@ pub async fn another_accounts_webhooks_are_untouchable(store: impl Store) {
         store.list_deliveries(bob.id, &hook, all()).await.unwrap(),
         None
     );
-    assert!(!store.delete_webhook(bob.id, &hook).await.unwrap());
+    assert!(
+        !store
+            .delete_webhook(
+                bob.id,
+                &hook,
+                &crate::noted(domain::AuditAction::WebhookDelete)
+            )
+            .await
+            .unwrap()
+    );
     assert!(store.find_webhook(ann.id, &hook).await.unwrap().is_some());
     assert_eq!(
         delivered_events(&store, ann.id, &hook).await.unwrap(),
@@ -178,8 +187,27 @@ pub async fn a_deleted_webhook_takes_its_deliveries_along(store: impl Store) {
             .await
             .unwrap()
     );
-    assert!(store.delete_webhook(ann.id, &gone).await.unwrap());
-    assert!(!store.delete_webhook(ann.id, &gone).await.unwrap(), "once");
+    assert!(
+        store
+            .delete_webhook(
+                ann.id,
+                &gone,
+                &crate::noted(domain::AuditAction::WebhookDelete)
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .delete_webhook(
+                ann.id,
+                &gone,
+                &crate::noted(domain::AuditAction::WebhookDelete)
+            )
+            .await
+            .unwrap(),
+        "once"
+    );
     assert_eq!(
         store.list_deliveries(ann.id, &gone, all()).await.unwrap(),
         None

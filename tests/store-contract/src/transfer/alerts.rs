@@ -40,12 +40,23 @@ pub(super) async fn fill(
     let events = [WebhookEvent::AlertOpened, WebhookEvent::AlertResolved];
     let hook = webhook(source, ann, "ann-hook", &events).await;
     let device = new_monitor(ann, "ann-m", MonitorKind::DeviceOffline, Selector::All, 60);
-    source.create_monitor(&device).await.unwrap();
+    source
+        .create_monitor(&device, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let ratio = new_monitor(ann, "ann-f", fleet_kind(0.3), Selector::All, 60);
-    source.create_monitor(&ratio).await.unwrap();
+    source
+        .create_monitor(&ratio, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let snooze = Some(t0() + minutes(60));
     source
-        .snooze_monitor(ann, &device.id, snooze)
+        .snooze_monitor(
+            ann,
+            &device.id,
+            snooze,
+            &crate::noted(domain::AuditAction::MonitorSnooze),
+        )
         .await
         .unwrap();
     let alert = open_alert(&device.id, "ann-a", Some(pi), t0() + minutes(1));
@@ -98,7 +109,10 @@ pub(super) async fn fill(
     );
 
     let bobs = new_monitor(bob, "bob-m", MonitorKind::DeviceOffline, Selector::All, 60);
-    source.create_monitor(&bobs).await.unwrap();
+    source
+        .create_monitor(&bobs, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let alerts: Vec<_> = fleet[..11]
         .iter()
         .enumerate()
@@ -107,7 +121,10 @@ pub(super) async fn fill(
     let opened = apply(source, &opening(&bobs.id, bob, alerts, t0()), t0()).await;
     assert_eq!(opened.0.len(), 11);
     let shares = new_monitor(bob, "bob-f", fleet_kind(0.5), Selector::All, 600);
-    source.create_monitor(&shares).await.unwrap();
+    source
+        .create_monitor(&shares, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let above = MonitorVerdict {
         above_since: Some(t0()),
         ..verdict(&shares.id, bob)
@@ -180,7 +197,10 @@ pub(super) async fn assert_same<S: Store>(
         Selector::All,
         60,
     );
-    target.create_monitor(&newer).await.unwrap();
+    target
+        .create_monitor(&newer, &crate::noted(domain::AuditAction::MonitorCreate))
+        .await
+        .unwrap();
     let listed = target.list_monitors(ann, all()).await.unwrap();
     assert_eq!(listed.monitors[0].id, newer.id, "a new monitor comes first");
     let fleet = monitor_id("ann-f");
