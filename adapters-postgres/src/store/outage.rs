@@ -171,6 +171,37 @@ fn broke_on_io(error: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Whether PostgreSQL refused a new connection because it serves as many
+/// clients as it takes (SQLSTATE 53300: `max_connections`, or the role's or
+/// the database's connection limit). The database answered: that is load,
+/// not an outage.
+pub(crate) fn is_full(error: &tokio_postgres::Error) -> bool {
+    error.code() == Some(&tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
+}
+
+/// Reports a connection refused by a [full](is_full) database, at most once
+/// a minute (a busy server meets it on many requests at once): the pools
+/// of the processes sharing it ask for more connections than it takes.
+pub(crate) fn full(error: &tokio_postgres::Error) {
+    static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let last = LAST_WARNED.load(Ordering::Relaxed);
+    if now >= last + 60
+        && LAST_WARNED
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        tracing::warn!(
+            error = %error,
+            "PostgreSQL refused a new connection: it serves as many clients as it takes; \
+             requests wait for a pooled connection (raise max_connections, or run fewer \
+             instances on the database)"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

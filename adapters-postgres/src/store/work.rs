@@ -59,6 +59,9 @@ const SUSPECT_BUDGET: Duration = Duration::from_secs(1);
 /// database is out of reach never sees another unit answered, so the bounds
 /// above hold for it.
 const BUSY_LIMIT: Duration = Duration::from_secs(10);
+/// The pause before a unit that PostgreSQL refused a new connection (it
+/// serves as many clients as it takes) asks the pool again.
+const FULL_PAUSE: Duration = Duration::from_millis(20);
 /// Tries of a unit of work that PostgreSQL aborted as a deadlock or a
 /// serialization failure, before the error is reported.
 const ATTEMPTS: u32 = 8;
@@ -238,7 +241,11 @@ impl PgStore {
     ///
     /// A new connection that could not be opened in time while the database
     /// answered other units is load, not an outage: the unit waits for a
-    /// connection again, within its deadline.
+    /// connection again, within its deadline. So is one that PostgreSQL
+    /// refused because it serves as many clients as it takes
+    /// (`max_connections`, or the role's or database's connection limit):
+    /// the unit waits for one of the pool's connections to come back, or for
+    /// the database to take one more ([`outage::full`]).
     async fn client(&self, what: &'static str, deadline: Instant) -> Result<Client, StoreError> {
         let started = Instant::now();
         let lost = self.reach.next_loss();
@@ -249,6 +256,12 @@ impl PgStore {
                 got = timeout_at(deadline, self.pool.get()) => match got {
                     Ok(Ok(client)) => Ok(client),
                     Ok(Err(PoolError::Timeout(_))) if self.reach.answered_since(tried) => continue,
+                    Ok(Err(PoolError::Backend(e))) if outage::is_full(&e) => {
+                        self.reach.answered();
+                        outage::full(&e);
+                        tokio::time::sleep_until(deadline.min(Instant::now() + FULL_PAUSE)).await;
+                        continue;
+                    }
                     Ok(Err(e)) => Err(outage::pool_failure(what, e)),
                     Err(_) => Err(outage::timed_out(what, "database connection", deadline - started)),
                 },

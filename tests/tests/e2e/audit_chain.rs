@@ -123,7 +123,7 @@ fn instance(db: Db) -> Server {
     Server::builder().db(db).throttle_off().process().start()
 }
 
-e2e!(concurrent_writers_on_two_instances_make_one_sequence: postgres);
+e2e!(concurrent_writers_on_two_instances_make_one_sequence: postgres; instances 2);
 fn concurrent_writers_on_two_instances_make_one_sequence() {
     let db = Db::new();
     let a = instance(db.clone());

@@ -87,7 +87,7 @@ fn device_online(state: &Value, serial: &str) -> Option<bool> {
         .and_then(|device| device["online"].as_bool())
 }
 
-e2e!(a_console_on_one_instance_sees_changes_made_through_another: postgres);
+e2e!(a_console_on_one_instance_sees_changes_made_through_another: postgres; instances 2);
 fn a_console_on_one_instance_sees_changes_made_through_another() {
     let db = Db::new();
     let a = Server::builder().db(db.clone()).process().start();

@@ -25,7 +25,7 @@ fn two_instances(builder: impl Fn() -> ServerBuilder) -> (Server, Server) {
     (first, second)
 }
 
-e2e!(a_token_made_on_one_instance_works_on_the_other: postgres);
+e2e!(a_token_made_on_one_instance_works_on_the_other: postgres; instances 2);
 fn a_token_made_on_one_instance_works_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let registered = a.register("ada@example.com");
@@ -41,7 +41,7 @@ fn a_token_made_on_one_instance_works_on_the_other() {
         .expect_status(200);
 }
 
-e2e!(logging_out_on_one_instance_ends_the_token_on_the_other_at_once: postgres);
+e2e!(logging_out_on_one_instance_ends_the_token_on_the_other_at_once: postgres; instances 2);
 fn logging_out_on_one_instance_ends_the_token_on_the_other_at_once() {
     let (a, b) = two_instances(Server::builder);
     let account = a.account("cid@example.com");
@@ -97,7 +97,7 @@ fn reboot_wakes_poll(requester: &Server, poller: &Server, owner: &Account, agent
     });
 }
 
-e2e!(a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other: postgres);
+e2e!(a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other: postgres; instances 2);
 fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("dee@example.com");
@@ -111,7 +111,7 @@ fn a_reboot_requested_on_one_instance_wakes_a_long_poll_on_the_other() {
     reboot_wakes_poll(&b, &a, &owner, &agent);
 }
 
-e2e!(an_instance_that_loses_its_notification_session_listens_again: postgres);
+e2e!(an_instance_that_loses_its_notification_session_listens_again: postgres; instances 2);
 fn an_instance_that_loses_its_notification_session_listens_again() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("flo@example.com");
@@ -140,7 +140,7 @@ fn an_instance_that_loses_its_notification_session_listens_again() {
     reboot_wakes_poll(&a, &b, &owner, &agent);
 }
 
-e2e!(deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other: postgres);
+e2e!(deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other: postgres; instances 2);
 fn deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other() {
     let (a, b) = two_instances(Server::builder);
     let owner = a.account("eve@example.com");
@@ -165,7 +165,7 @@ fn deleting_a_device_on_one_instance_ends_its_long_poll_on_the_other() {
     poll_call(&b, &agent.token, "0").expect_status(401);
 }
 
-e2e!(each_mail_is_delivered_once_while_both_instances_deliver: postgres);
+e2e!(each_mail_is_delivered_once_while_both_instances_deliver: postgres; instances 2);
 fn each_mail_is_delivered_once_while_both_instances_deliver() {
     const ACCOUNTS: usize = 24;
     let sink = SmtpSink::start();
@@ -200,7 +200,7 @@ fn each_mail_is_delivered_once_while_both_instances_deliver() {
     assert_eq!(ids.len(), ACCOUNTS, "every mail has its own Message-ID");
 }
 
-e2e!(failed_logins_count_towards_one_lockout_across_instances: postgres);
+e2e!(failed_logins_count_towards_one_lockout_across_instances: postgres; instances 2);
 fn failed_logins_count_towards_one_lockout_across_instances() {
     let (a, b) = two_instances(|| {
         Server::builder().args(&[
@@ -228,7 +228,7 @@ fn failed_logins_count_towards_one_lockout_across_instances() {
     login(&b, 6, PASSWORD).expect_throttled();
 }
 
-e2e!(concurrent_registrations_of_one_address_make_one_account: postgres);
+e2e!(concurrent_registrations_of_one_address_make_one_account: postgres; instances 2);
 fn concurrent_registrations_of_one_address_make_one_account() {
     const ATTEMPTS: usize = 16;
     let (a, b) = two_instances(|| Server::builder().throttle_off());
@@ -263,7 +263,7 @@ fn concurrent_registrations_of_one_address_make_one_account() {
     }
 }
 
-e2e!(concurrent_reboots_queue_one_command: postgres);
+e2e!(concurrent_reboots_queue_one_command: postgres; instances 2);
 fn concurrent_reboots_queue_one_command() {
     const REQUESTS: usize = 16;
     let (a, b) = two_instances(|| Server::builder().throttle_off());
@@ -283,7 +283,7 @@ fn concurrent_reboots_queue_one_command() {
     );
 }
 
-e2e!(a_write_storm_over_both_instances_never_answers_500: postgres);
+e2e!(a_write_storm_over_both_instances_never_answers_500: postgres; instances 2);
 fn a_write_storm_over_both_instances_never_answers_500() {
     const DEVICES: usize = 4;
     const ROUNDS: usize = 15;

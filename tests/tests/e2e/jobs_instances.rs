@@ -50,7 +50,7 @@ fn reboot_in_waves(server: &Server, token: &str, selector: Value, wave_size: usi
     string(&created, "id")
 }
 
-e2e!(two_instances_start_each_wave_of_each_job_once: postgres);
+e2e!(two_instances_start_each_wave_of_each_job_once: postgres; instances 2);
 fn two_instances_start_each_wave_of_each_job_once() {
     let db = Db::new();
     let a = serve(db.clone());

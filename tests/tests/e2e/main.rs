@@ -10,31 +10,37 @@
 
 /// Declares the test `fn $name()` (defined beside the call) once per
 /// backend, as `$name::sqlite` and `$name::postgres`, or on the backends
-/// named after a colon. Without `DEVMGR_TEST_POSTGRES_URL` at build time,
-/// the PostgreSQL tests are reported as ignored, saying why.
+/// named after a colon. A test that runs several servers on one database at
+/// once says how many after a semicolon (`; instances 2`): on PostgreSQL it
+/// takes as many turns ([`support::on_backend`]). Without
+/// `DEVMGR_TEST_POSTGRES_URL` at build time, the PostgreSQL tests are
+/// reported as ignored, saying why.
 macro_rules! e2e {
     ($name:ident) => {
         e2e!($name: sqlite, postgres);
     };
     ($name:ident: $($backend:ident),+) => {
+        e2e!($name: $($backend),+; instances 1);
+    };
+    ($name:ident: $($backend:ident),+; instances $instances:literal) => {
         mod $name {
-            $(e2e!(@on $backend $name);)+
+            $(e2e!(@on $backend $name $instances);)+
         }
     };
-    (@on sqlite $name:ident) => {
+    (@on sqlite $name:ident $instances:literal) => {
         #[test]
         fn sqlite() {
-            crate::support::on_backend(crate::support::Backend::Sqlite, super::$name);
+            crate::support::on_backend(crate::support::Backend::Sqlite, super::$name, $instances);
         }
     };
-    (@on postgres $name:ident) => {
+    (@on postgres $name:ident $instances:literal) => {
         #[test]
         #[cfg_attr(
             not(postgres_tests),
             ignore = "PostgreSQL end-to-end tests skipped: set DEVMGR_TEST_POSTGRES_URL=postgres://USER@HOST:PORT/DB (a server where USER may create databases) and build again"
         )]
         fn postgres() {
-            crate::support::on_backend(crate::support::Backend::Postgres, super::$name);
+            crate::support::on_backend(crate::support::Backend::Postgres, super::$name, $instances);
         }
     };
 }

@@ -28,7 +28,7 @@ fn two_instances(args: &[&str]) -> (Server, Server) {
     (first, second)
 }
 
-e2e!(the_address_budget_is_spent_on_both_instances_together: postgres);
+e2e!(the_address_budget_is_spent_on_both_instances_together: postgres; instances 2);
 fn the_address_budget_is_spent_on_both_instances_together() {
     let (a, b) = two_instances(&["--throttle-rate", "4/minute"]);
     let sign_in = |server: &Server| {
@@ -52,7 +52,7 @@ fn the_address_budget_is_spent_on_both_instances_together() {
         .expect_throttled();
 }
 
-e2e!(the_password_change_rate_counts_changes_on_both_instances: postgres);
+e2e!(the_password_change_rate_counts_changes_on_both_instances: postgres; instances 2);
 fn the_password_change_rate_counts_changes_on_both_instances() {
     let (a, b) = two_instances(&["--password-change-rate", "3/hour"]);
     let account = a.account("ann@example.com");
@@ -96,7 +96,7 @@ fn settle() {
     thread::sleep(Duration::from_millis(500));
 }
 
-e2e!(a_third_long_poll_on_one_instance_ends_the_oldest_on_the_other: postgres);
+e2e!(a_third_long_poll_on_one_instance_ends_the_oldest_on_the_other: postgres; instances 2);
 fn a_third_long_poll_on_one_instance_ends_the_oldest_on_the_other() {
     let (a, b) = two_instances(&[]);
     let account = a.account("ann@example.com");

@@ -29,7 +29,7 @@ fn serve(db: Db) -> Server {
         .start()
 }
 
-e2e!(two_instances_deliver_and_mail_each_alert_once: postgres);
+e2e!(two_instances_deliver_and_mail_each_alert_once: postgres; instances 2);
 fn two_instances_deliver_and_mail_each_alert_once() {
     let db = Db::new();
     let a = serve(db.clone());

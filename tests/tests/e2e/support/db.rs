@@ -32,43 +32,49 @@ thread_local! {
 }
 
 /// Runs `test` with `backend` as the backend of [`Db::new`] on this thread.
-/// PostgreSQL tests wait for a [turn](PostgresTurn) first.
-pub fn on_backend(backend: Backend, test: fn()) {
+/// PostgreSQL tests wait for their turns first: one per server `instances`
+/// runs at once on the test's database.
+pub fn on_backend(backend: Backend, test: fn(), instances: usize) {
     BACKEND.set(Some(backend));
-    let _turn = (backend == Backend::Postgres).then(PostgresTurn::take);
+    let _turns = (backend == Backend::Postgres).then(|| PostgresTurns::take(instances));
     test();
 }
 
-/// PostgreSQL tests that run at once. Each holds connections for its
-/// servers (a pool of up to 16, a listening session and a serving mark
-/// each; some tests run two servers, or load one until its pool is full),
-/// and the test server takes 100 clients in all (PostgreSQL's default).
-const POSTGRES_TESTS_AT_ONCE: usize = 6;
+/// Turns of PostgreSQL tests at once: one per server they run at a time.
+/// Each server holds connections (a pool of up to 16, a listening session
+/// and a serving mark; some tests load one until its pool is full), and
+/// the test server takes 100 clients in all (PostgreSQL's default). Should
+/// the pools together still reach that, servers wait for their own
+/// connections rather than fail (see `docs/operations.md`), but a server
+/// or command starting then could not connect.
+const POSTGRES_TURNS: usize = 6;
 
-/// How many PostgreSQL tests run, and the signal that one ended.
+/// How many turns PostgreSQL tests hold, and the signal that some ended.
 static POSTGRES_RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
 
-/// One PostgreSQL test's turn: taken before it starts, given back when it
+/// One PostgreSQL test's turns: taken before it starts, all at once (so two
+/// tests each holding some never wait for each other), given back when it
 /// ends, even by a panic.
-struct PostgresTurn;
+struct PostgresTurns(usize);
 
-impl PostgresTurn {
-    fn take() -> Self {
+impl PostgresTurns {
+    fn take(turns: usize) -> Self {
+        let turns = turns.clamp(1, POSTGRES_TURNS);
         let (running, ended) = &POSTGRES_RUNNING;
         let mut running = running.lock().unwrap_or_else(PoisonError::into_inner);
-        while *running >= POSTGRES_TESTS_AT_ONCE {
+        while *running + turns > POSTGRES_TURNS {
             running = ended.wait(running).unwrap_or_else(PoisonError::into_inner);
         }
-        *running += 1;
-        Self
+        *running += turns;
+        Self(turns)
     }
 }
 
-impl Drop for PostgresTurn {
+impl Drop for PostgresTurns {
     fn drop(&mut self) {
         let (running, ended) = &POSTGRES_RUNNING;
-        *running.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
-        ended.notify_one();
+        *running.lock().unwrap_or_else(PoisonError::into_inner) -= self.0;
+        ended.notify_all();
     }
 }
 
