@@ -9,10 +9,11 @@ use crate::tls::Tls;
 use adapters_wakeups::Wakeups;
 use domain::{AccountId, Serial};
 use futures_util::StreamExt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
+use tokio::time::{Instant, timeout_at};
 use tokio_postgres::{AsyncMessage, Client, Config, Notification};
 
 /// The channel of queued commands; the payload is the device's serial.
@@ -103,6 +104,30 @@ fn parse_fleet_payload(payload: &str) -> Option<(AccountId, u64)> {
 /// The listening session of this process, kept up until dropped.
 pub(crate) struct Notifications {
     task: JoinHandle<()>,
+    /// The session's client while it listens, for [`answers`](Self::answers).
+    client: Current,
+}
+
+/// The client of the session that listens now.
+type Current = Arc<Mutex<Option<Arc<Client>>>>;
+
+impl Notifications {
+    /// Whether the database answers a round trip on the listening session
+    /// by `deadline` (`LISTEN` on a channel it listens on already, which
+    /// changes nothing; the session goes on showing `LISTEN` as its last
+    /// statement); `None` while no session listens. The session is a
+    /// connection of its own, always open and idle: asking there needs no
+    /// pooled connection, which a busy pool may only have by opening one.
+    pub(crate) async fn answers(&self, deadline: Instant) -> Option<bool> {
+        let client = self
+            .client
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        let statement = format!("LISTEN {COMMANDS_CHANNEL}");
+        let asked = client.batch_execute(&statement);
+        Some(matches!(timeout_at(deadline, asked).await, Ok(Ok(()))))
+    }
 }
 
 impl Drop for Notifications {
@@ -125,15 +150,29 @@ pub(crate) async fn listen(
         .keepalives_interval(KEEPALIVE_INTERVAL)
         .keepalives_retries(KEEPALIVE_RETRIES);
     let session = Session::open(&config, tls, &waiters).await?;
-    let task = tokio::spawn(keep_listening(config, tls.clone(), session, waiters));
-    Ok(Notifications { task })
+    let client = Arc::new(Mutex::new(Some(Arc::clone(&session.client))));
+    let task = tokio::spawn(keep_listening(
+        config,
+        tls.clone(),
+        session,
+        waiters,
+        Arc::clone(&client),
+    ));
+    Ok(Notifications { task, client })
 }
 
 /// Listens again whenever the session is lost. Whatever was sent meanwhile
 /// is lost too, so every waiter is woken to look for itself.
-async fn keep_listening(config: Config, tls: Tls, mut session: Session, waiters: Waiters) {
+async fn keep_listening(
+    config: Config,
+    tls: Tls,
+    mut session: Session,
+    waiters: Waiters,
+    current: Current,
+) {
     loop {
         let _ = (&mut session.driver).await;
+        *current.lock().unwrap_or_else(PoisonError::into_inner) = None;
         let mut pause = FIRST_RECONNECT_PAUSE;
         session = loop {
             match Session::open(&config, &tls, &waiters).await {
@@ -146,6 +185,7 @@ async fn keep_listening(config: Config, tls: Tls, mut session: Session, waiters:
                 }
             }
         };
+        *current.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&session.client));
         tracing::info!("listening for PostgreSQL notifications again");
         waiters.wake_all();
     }
@@ -154,7 +194,7 @@ async fn keep_listening(config: Config, tls: Tls, mut session: Session, waiters:
 /// One connection that listens on every channel.
 struct Session {
     /// Dropping the client would close the connection.
-    _client: Client,
+    client: Arc<Client>,
     /// Reads the connection and delivers notifications; ends with it.
     driver: JoinHandle<()>,
 }
@@ -219,7 +259,7 @@ impl Session {
             }
         }
         Ok(Session {
-            _client: client,
+            client: Arc::new(client),
             driver,
         })
     }

@@ -17,6 +17,7 @@ use work::{CONNECT_TIMEOUT, CREATE_TIMEOUT, POOL_WAIT, RECYCLE_TIMEOUT};
 
 pub(crate) use work::{BULK_WORK_TIMEOUT, Failure, violates};
 
+mod busy;
 mod marks;
 mod outage;
 mod transfer;
@@ -75,7 +76,7 @@ pub struct PgStore {
     pub(crate) origin: u64,
     mail_queued: Arc<Notify>,
     reach: Arc<outage::Reach>,
-    _notifications: Arc<Notifications>,
+    notifications: Arc<Notifications>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -146,7 +147,7 @@ impl PgStore {
             origin: waiters.origin,
             mail_queued: waiters.mail,
             reach: Arc::default(),
-            _notifications: Arc::new(notifications),
+            notifications: Arc::new(notifications),
         })
     }
 

@@ -27,7 +27,7 @@ use tokio_postgres::error::SqlState;
 /// announcement, which is only logged: the unit after it runs on
 /// [`SUSPECT_BUDGET`], so 3.5 + 1 = 4.5 s at worst. (A request that queued
 /// behind a saturated pool before the database went away adds its wait;
-/// one whose work was under way then may get one more window, [`BUSY_LIMIT`].)
+/// one whose work was under way then may get one more window, [`BUSY_LIMIT`](super::busy::BUSY_LIMIT).)
 pub(super) const POOL_WAIT: Duration = Duration::from_secs(30);
 /// The longest opening a new connection may take: TCP, start-up and
 /// authentication, a matter of milliseconds with a database that answers.
@@ -42,7 +42,7 @@ pub(super) const CONNECT_TIMEOUT: Duration = CREATE_TIMEOUT;
 /// The longest one try of a unit of work may use its connection. Our
 /// statements take milliseconds; one without an answer by then is on a
 /// connection cut off from its server, which is then closed, not pooled.
-const WORK_TIMEOUT: Duration = Duration::from_secs(2);
+pub(super) const WORK_TIMEOUT: Duration = Duration::from_secs(2);
 /// The longest one try of bulk work may use its connection: a fleet job's
 /// steps, which resolve, give commands to and count up to 100,000 targets
 /// in one transaction (seconds at that size, milliseconds at 10,000).
@@ -52,13 +52,6 @@ pub(crate) const BULK_WORK_TIMEOUT: Duration = Duration::from_secs(60);
 /// ([`outage::Reach`]): enough for a database that is back, short enough
 /// that a request never pays two full budgets.
 const SUSPECT_BUDGET: Duration = Duration::from_secs(1);
-/// The longest one try may go on past its time limit while the database
-/// answers other units (counted from when the try got its connection): the
-/// database is then busy (a loaded machine, a lock held by other work), not
-/// out of reach, and the try waits rather than fail. A try begun while the
-/// database is out of reach never sees another unit answered, so the bounds
-/// above hold for it.
-const BUSY_LIMIT: Duration = Duration::from_secs(10);
 /// The pause before a unit that PostgreSQL refused a new connection (it
 /// serves as many clients as it takes) asks the pool again.
 const FULL_PAUSE: Duration = Duration::from_millis(20);
@@ -148,63 +141,6 @@ impl PgStore {
         }
     }
 
-    /// A try's `work`, given until `due` (`None`: out of time). When time
-    /// runs out while the database answered other units in the last half of
-    /// the try's window (at least [`WORK_TIMEOUT`]), or a probe sent halfway
-    /// when none did, the database is busy rather than gone: the try gets
-    /// another window, up to [`BUSY_LIMIT`] after `lent`.
-    async fn await_work<F: Future>(
-        &self,
-        lent: Instant,
-        due: Instant,
-        work: F,
-    ) -> Option<F::Output> {
-        tokio::pin!(work);
-        let window = due.saturating_duration_since(lent).max(WORK_TIMEOUT);
-        let limit = lent + BUSY_LIMIT.max(window);
-        let mut due = due;
-        loop {
-            let halfway = due.checked_sub(window / 2).unwrap_or(due);
-            if let Ok(output) = timeout_at(halfway, &mut work).await {
-                return Some(output);
-            }
-            if !self.answered_lately(halfway, window / 2) {
-                // No other unit to tell a busy database from a lost one:
-                // ask it directly, while the work goes on.
-                tokio::spawn(self.clone().probe(due));
-            }
-            match timeout_at(due, &mut work).await {
-                Ok(output) => return Some(output),
-                Err(_) if due < limit && self.answered_lately(due, window / 2) => {
-                    due = (due + window).min(limit);
-                }
-                Err(_) => return None,
-            }
-        }
-    }
-
-    /// Asks the database for `SELECT 1` on another pooled connection, by
-    /// `deadline`: an answer counts as one ([`outage::Reach::answered`]).
-    /// One probe at a time; a connection that did not answer leaves the pool.
-    async fn probe(self, deadline: Instant) {
-        if !self.reach.begin_probe() {
-            return;
-        }
-        if let Ok(Ok(client)) = timeout_at(deadline, self.pool.get()).await {
-            match timeout_at(deadline, client.simple_query("SELECT 1")).await {
-                Ok(Ok(_)) => self.reach.answered(),
-                _ => drop(Object::take(client)),
-            }
-        }
-        self.reach.end_probe();
-    }
-
-    /// Whether the database answered some unit in the `span` before `until`.
-    fn answered_lately(&self, until: Instant, span: Duration) -> bool {
-        let from = until.checked_sub(span).unwrap_or(until);
-        self.reach.answered_since(from)
-    }
-
     /// A connection for one try of a unit of work, with the instant its work
     /// must be done by: [`POOL_WAIT`] then `work_timeout`, or
     /// [`SUSPECT_BUDGET`] for both while the database is suspect.
@@ -240,8 +176,9 @@ impl PgStore {
     /// `devmgr_db_pool_wait_seconds`.
     ///
     /// A new connection that could not be opened in time while the database
-    /// answered other units is load, not an outage: the unit waits for a
-    /// connection again, within its deadline. So is one that PostgreSQL
+    /// answered other units, or a probe sent halfway through that time when
+    /// none did, is load, not an outage: the unit waits for a connection
+    /// again, within its deadline. So is one that PostgreSQL
     /// refused because it serves as many clients as it takes
     /// (`max_connections`, or the role's or database's connection limit):
     /// the unit waits for one of the pool's connections to come back, or for
@@ -252,22 +189,45 @@ impl PgStore {
         tokio::pin!(lost);
         let got = loop {
             let tried = Instant::now();
-            let got = tokio::select! {
-                got = timeout_at(deadline, self.pool.get()) => match got {
-                    Ok(Ok(client)) => Ok(client),
-                    Ok(Err(PoolError::Timeout(_))) if self.reach.answered_since(tried) => continue,
-                    Ok(Err(PoolError::Backend(e))) if outage::is_full(&e) => {
-                        self.reach.answered();
-                        outage::full(&e);
-                        tokio::time::sleep_until(deadline.min(Instant::now() + FULL_PAUSE)).await;
-                        continue;
+            let getting = timeout_at(deadline, self.pool.get());
+            tokio::pin!(getting);
+            // Halfway through the time a new connection may take, with no
+            // answer meanwhile: ask the database whether it answers at all.
+            let probe_at = tokio::time::sleep_until(tried + CREATE_TIMEOUT / 2);
+            tokio::pin!(probe_at);
+            let mut probed = false;
+            let got = loop {
+                tokio::select! {
+                    got = &mut getting => break Some(got),
+                    () = &mut lost => break None,
+                    () = &mut probe_at, if !probed => {
+                        probed = true;
+                        if !self.reach.answered_since(tried) {
+                            tokio::spawn(self.clone().probe(tried + CREATE_TIMEOUT));
+                        }
                     }
-                    Ok(Err(e)) => Err(outage::pool_failure(what, e)),
-                    Err(_) => Err(outage::timed_out(what, "database connection", deadline - started)),
-                },
-                () = &mut lost => Err(outage::unreachable(
+                }
+            };
+            let Some(got) = got else {
+                break Err(outage::unreachable(
                     what,
                     "another request found the database out of reach meanwhile",
+                ));
+            };
+            let got = match got {
+                Ok(Ok(client)) => Ok(client),
+                Ok(Err(PoolError::Timeout(_))) if self.reach.answered_since(tried) => continue,
+                Ok(Err(PoolError::Backend(e))) if outage::is_full(&e) => {
+                    self.reach.answered();
+                    outage::full(&e);
+                    tokio::time::sleep_until(deadline.min(Instant::now() + FULL_PAUSE)).await;
+                    continue;
+                }
+                Ok(Err(e)) => Err(outage::pool_failure(what, e)),
+                Err(_) => Err(outage::timed_out(
+                    what,
+                    "database connection",
+                    deadline - started,
                 )),
             };
             break got;
