@@ -51,10 +51,10 @@ impl CommandRepository for SqliteStore {
         let (serial, id) = (device.clone(), command_id.as_str().to_owned());
         let origin = origin.cloned();
         let reboot = self
-            .write("queue reboot", move |conn| {
-                // IMMEDIATE: the check and the insert see no concurrent writer in between.
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let unfinished = tx
+            .write_grouped("queue reboot", move |conn| {
+                // In the writer's transaction: the check and the insert see no
+                // concurrent writer in between.
+                let unfinished = conn
                     .prepare_cached(&format!(
                         "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands \
                          WHERE serial = ?1 AND action = 'reboot' \
@@ -72,7 +72,7 @@ impl CommandRepository for SqliteStore {
                         queued: false,
                     },
                     None => QueuedReboot {
-                        command: tx
+                        command: conn
                             .prepare_cached(&format!(
                                 "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
                                  VALUES (?1, ?2, 'reboot', ?3, \
@@ -88,9 +88,8 @@ impl CommandRepository for SqliteStore {
                     },
                 };
                 if let Some(origin) = origin {
-                    note_reboot(&tx, &serial, &reboot, origin)?;
+                    note_reboot(conn, &serial, &reboot, origin)?;
                 }
-                tx.commit()?;
                 Ok(reboot)
             })
             .await?;

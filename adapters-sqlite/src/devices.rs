@@ -208,8 +208,8 @@ impl DeviceRepository for SqliteStore {
         origin: &Origin,
     ) -> Result<Option<Device>, StoreError> {
         let (serial, changes, origin) = (serial.clone(), changes.clone(), origin.clone());
-        self.write("update device", move |conn| {
-            update::update(conn, owner, &serial, &changes, &origin)
+        self.write_grouped("update device", move |conn| {
+            update::update(conn, owner, &serial, &changes, &origin).map_err(Failure::Sql)
         })
         .await
     }

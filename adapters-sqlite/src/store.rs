@@ -16,6 +16,7 @@ use tokio::sync::{Mutex, Notify, Semaphore};
 
 mod backup;
 mod checkpoint;
+mod grouped;
 mod readers;
 mod transfer;
 
@@ -32,7 +33,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const POOL_SIZE: u32 = 8;
 /// The histogram of the seconds each unit of work waited for its pooled
 /// connection (a permit, then the pool), through the `metrics` facade.
-const POOL_WAIT: &str = "devmgr_db_pool_wait_seconds";
+pub(crate) const POOL_WAIT: &str = "devmgr_db_pool_wait_seconds";
 
 /// The database could not be opened or migrated.
 #[derive(Debug, Error)]
@@ -73,6 +74,8 @@ pub struct SqliteStore {
     readers: Arc<Readers>,
     /// Writes heartbeats together; started by the first heartbeat.
     heartbeats: Arc<OnceLock<Option<HeartbeatWriter>>>,
+    /// Commits grouped writes together; started by the first.
+    grouped: Arc<OnceLock<Option<grouped::GroupedWriter>>>,
     /// Truncates the WAL once a minute while the store lives.
     _checkpoints: Arc<Option<checkpoint::Checkpoints>>,
     permits: Arc<Semaphore>,
@@ -125,6 +128,7 @@ impl SqliteStore {
             pool,
             readers: Arc::new(Readers::new(path)),
             heartbeats: Arc::default(),
+            grouped: Arc::default(),
             _checkpoints: Arc::new(checkpoints),
             permits: Arc::new(Semaphore::new(POOL_SIZE as usize)),
             writers: Arc::default(),
@@ -256,11 +260,7 @@ impl SqliteStore {
         })
         .await
         .map_err(|e| StoreError::new(what, e))?;
-        outcome.map_err(|failure| match failure {
-            Failure::Outcome(e) => e,
-            Failure::Sql(e) => StoreError::new(what, e).into(),
-            Failure::Store(e) => e.into(),
-        })
+        outcome.map_err(|failure| failure.into_outcome(what))
     }
 }
 
@@ -306,6 +306,17 @@ pub(crate) enum Failure<E> {
     Sql(rusqlite::Error),
     /// Any other infrastructure failure.
     Store(StoreError),
+}
+
+impl<E: From<StoreError>> Failure<E> {
+    /// What the caller of a unit of work doing `what` gets for this failure.
+    pub(crate) fn into_outcome(self, what: &'static str) -> E {
+        match self {
+            Failure::Outcome(e) => e,
+            Failure::Sql(e) => StoreError::new(what, e).into(),
+            Failure::Store(e) => e.into(),
+        }
+    }
 }
 
 impl<E> From<rusqlite::Error> for Failure<E> {

@@ -7,27 +7,28 @@ use domain::{
     AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Device, DeviceDescription,
     DeviceName, Origin, Serial,
 };
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, params};
 
-/// In one write transaction: applies `changes` to a device of `owner` and,
-/// when a value changed, appends the entry by `origin`. The device after the
-/// change; `None` when `owner` has no such device.
+/// In a write transaction (the grouped writer's): applies `changes` to a
+/// device of `owner` and, when a value changed, appends the entry by
+/// `origin`. The device after the change; `None` when `owner` has no such
+/// device.
 pub(super) fn update(
-    conn: &mut Connection,
+    conn: &Connection,
     owner: AccountId,
     serial: &Serial,
     changes: &DeviceChanges,
     origin: &Origin,
 ) -> rusqlite::Result<Option<Device>> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let Some(before) = device_by_serial(&tx, serial)?.filter(|device| device.owner == owner) else {
+    let Some(before) = device_by_serial(conn, serial)?.filter(|device| device.owner == owner)
+    else {
         return Ok(None);
     };
     let changed = changes.fields_changed_from(&before);
     if changed.is_empty() {
         return Ok(Some(before));
     }
-    tx.execute(
+    conn.execute(
         "UPDATE devices SET name = COALESCE(?3, name), description = COALESCE(?4, description) \
          WHERE serial = ?1 AND account_id = ?2",
         params![
@@ -38,7 +39,7 @@ pub(super) fn update(
         ],
     )?;
     if let Some(tags) = changes.tags.as_ref().filter(|tags| **tags != before.tags) {
-        tags::replace(&tx, owner, serial, tags)?;
+        tags::replace(conn, owner, serial, tags)?;
     }
     let note = AuditNote::with_detail(
         origin.clone(),
@@ -46,8 +47,6 @@ pub(super) fn update(
         AuditTarget::device(serial),
         AuditDetail::changed(changed),
     );
-    crate::audit::append_one(&tx, owner, &note)?;
-    let device = device_by_serial(&tx, serial)?;
-    tx.commit()?;
-    Ok(device)
+    crate::audit::append_one(conn, owner, &note)?;
+    device_by_serial(conn, serial)
 }
