@@ -182,7 +182,7 @@ fn commit_together(conn: &Connection, batch: Vec<Box<dyn Job>>) {
     let mut open = false;
     while let Some(job) = jobs.next() {
         if !open {
-            if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            if let Err(e) = step(conn, "BEGIN IMMEDIATE") {
                 refuse_all(
                     std::iter::once(job).chain(jobs),
                     "begin writes",
@@ -192,8 +192,8 @@ fn commit_together(conn: &Connection, batch: Vec<Box<dyn Job>>) {
             }
             open = true;
         }
-        if let Err(e) = conn.execute_batch("SAVEPOINT write") {
-            let _ = conn.execute_batch("ROLLBACK");
+        if let Err(e) = step(conn, "SAVEPOINT write") {
+            let _ = step(conn, "ROLLBACK");
             let cause = e.to_string();
             answer_all(done, "begin a write", &cause);
             refuse_all(std::iter::once(job).chain(jobs), "begin a write", &cause);
@@ -201,15 +201,15 @@ fn commit_together(conn: &Connection, batch: Vec<Box<dyn Job>>) {
         }
         let ran = catch_unwind(AssertUnwindSafe(|| job.run(conn)));
         let succeeded = matches!(ran, Ok((true, _)));
-        let closing = if succeeded {
-            "RELEASE write"
+        let closed = if succeeded {
+            step(conn, "RELEASE write")
         } else {
-            "ROLLBACK TO write; RELEASE write"
+            step(conn, "ROLLBACK TO write").and_then(|()| step(conn, "RELEASE write"))
         };
-        if conn.is_autocommit() || conn.execute_batch(closing).is_err() {
+        if conn.is_autocommit() || closed.is_err() {
             // SQLite rolled the whole transaction back (a full disk, say):
             // the writes before this one are lost with it, and this one.
-            let _ = conn.execute_batch("ROLLBACK");
+            let _ = step(conn, "ROLLBACK");
             let lost = ("write to the database", "the transaction was rolled back");
             answer_all(std::mem::take(&mut done), lost.0, lost.1);
             open = false;
@@ -219,7 +219,7 @@ fn commit_together(conn: &Connection, batch: Vec<Box<dyn Job>>) {
             continue;
         }
         // A write that panicked dropped its answer: its caller hears that
-        // the writer stopped.
+        // it broke off.
         match ran {
             Ok((true, answer)) => done.push(answer),
             Ok((false, answer)) => answer(Ok(())),
@@ -227,14 +227,20 @@ fn commit_together(conn: &Connection, batch: Vec<Box<dyn Job>>) {
         }
     }
     if open {
-        match conn.execute_batch("COMMIT") {
+        match step(conn, "COMMIT") {
             Ok(()) => done.into_iter().for_each(|answer| answer(Ok(()))),
             Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
+                let _ = step(conn, "ROLLBACK");
                 answer_all(done, "commit writes", &e.to_string());
             }
         }
     }
+}
+
+/// Runs one statement of the writer's own (a transaction's or a
+/// savepoint's), prepared once per connection.
+fn step(conn: &Connection, statement: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(statement)?.execute([]).map(drop)
 }
 
 /// Answers each write of `done` (which ran, and succeeded) that its
