@@ -7,41 +7,106 @@
 //! covers the whole path. The regular expression costs several times more
 //! per route tried, and a request to a device route tries a dozen.
 
-/// Whether `path` matches `pattern`; `None` when the pattern is not made of
-/// literal segments and whole-segment parameters without a regular
-/// expression of their own, for the router to decide.
-pub(crate) fn matches(pattern: &str, path: &str) -> Option<bool> {
-    let mut wanted = pattern.split('/');
-    let mut given = path.split('/');
-    let mut answer = true;
-    loop {
-        match (wanted.next(), given.next()) {
-            (None, None) => return Some(answer),
-            (Some(segment), got) => match parameter(segment)? {
-                true => answer &= got.is_some_and(|got| !got.is_empty()),
-                false => answer &= got == Some(segment),
-            },
-            (None, Some(_)) => answer = false,
+use actix_web::dev::{Path, Url};
+
+/// A pattern of literal segments and whole-segment parameters, read once.
+#[derive(Debug, Clone)]
+pub(crate) struct PathPattern {
+    segments: Box<[Segment]>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Segment {
+    Literal(&'static str),
+    Parameter(&'static str),
+}
+
+impl PathPattern {
+    /// `pattern` read; `None` when it is not made of literal segments and
+    /// whole-segment parameters without a regular expression of their own,
+    /// for the router to decide.
+    pub(crate) fn parse(pattern: &'static str) -> Option<Self> {
+        let segments = pattern
+            .split('/')
+            .map(segment)
+            .collect::<Option<Box<[Segment]>>>()?;
+        Some(Self { segments })
+    }
+
+    /// Whether `path` matches the pattern.
+    pub(crate) fn matches(&self, path: &str) -> bool {
+        let mut given = path.split('/');
+        let fits = self
+            .segments
+            .iter()
+            .all(|wanted| match (wanted, given.next()) {
+                (Segment::Literal(literal), Some(got)) => got == *literal,
+                (Segment::Parameter(_), Some(got)) => !got.is_empty(),
+                (_, None) => false,
+            });
+        fits && given.next().is_none()
+    }
+
+    /// The parameters' names and their values in `path`, in order; `None`
+    /// when `path` does not match.
+    pub(crate) fn parameters<'p>(&self, path: &'p str) -> Option<Vec<(&'static str, &'p str)>> {
+        if !self.matches(path) {
+            return None;
         }
+        let found = self
+            .segments
+            .iter()
+            .zip(path.split('/'))
+            .filter_map(|(wanted, value)| match wanted {
+                Segment::Parameter(name) => Some((*name, value)),
+                Segment::Literal(_) => None,
+            });
+        Some(found.collect())
+    }
+
+    /// Records the parameters' values in the request's match info, and the
+    /// path as matched, as actix's router does; `false` (nothing recorded)
+    /// when the path does not match.
+    pub(crate) fn capture(&self, match_info: &mut Path<Url>) -> bool {
+        let path = match_info.unprocessed();
+        let Some(found) = self.parameters(path) else {
+            return false;
+        };
+        let matched = u16::try_from(path.len()).unwrap_or(u16::MAX);
+        let values: Vec<(&'static str, String)> = found
+            .into_iter()
+            .map(|(name, value)| (name, value.to_owned()))
+            .collect();
+        for (name, value) in values {
+            match_info.add_static(name, value);
+        }
+        match_info.skip(matched);
+        true
     }
 }
 
-/// Whether a pattern's segment is a parameter (`true`) or literal
-/// (`false`); `None` for a segment the router must judge: a parameter with
-/// its own expression, or braces within a segment.
-fn parameter(segment: &str) -> Option<bool> {
-    let braces = segment.contains(['{', '}']);
-    if !braces {
-        return Some(false);
+/// Whether `path` matches `pattern`; `None` when the pattern is left to the
+/// router ([`PathPattern::parse`]).
+#[cfg(test)]
+fn matches(pattern: &'static str, path: &str) -> Option<bool> {
+    PathPattern::parse(pattern).map(|pattern| pattern.matches(path))
+}
+
+/// A pattern's segment read: a literal or a parameter; `None` for a segment
+/// the router must judge: a parameter with its own expression, or braces
+/// within a segment.
+fn segment(segment: &'static str) -> Option<Segment> {
+    if !segment.contains(['{', '}']) {
+        return Some(Segment::Literal(segment));
     }
     let name = segment.strip_prefix('{')?.strip_suffix('}')?;
     let plain = !name.is_empty() && !name.contains(['{', '}', ':', '*']);
-    plain.then_some(true)
+    plain.then_some(Segment::Parameter(name))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{Path, PathPattern, Url, matches};
     use crate::route_table;
     use actix_web::dev::ResourceDef;
 
@@ -105,6 +170,63 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_route_captures_its_parameters_as_the_router_does() {
+        use actix_web::http::Uri;
+        let mut captured = 0;
+        for route in route_table::all() {
+            let router = ResourceDef::new(route.pattern);
+            // The pattern with a value in place of each parameter.
+            let filled: String = route
+                .pattern
+                .split('/')
+                .enumerate()
+                .map(|(n, segment)| match segment.starts_with('{') {
+                    true => format!("v%20{n}"),
+                    false => segment.to_owned(),
+                })
+                .collect::<Vec<_>>()
+                .join("/");
+            let samples = PATHS.iter().copied().chain([filled.as_str()]);
+            for path in samples {
+                let Ok(uri) = Uri::try_from(path) else {
+                    continue;
+                };
+                let mut theirs = Path::new(Url::new(uri));
+                let mut ours = theirs.clone();
+                if !router.capture_match_info(&mut theirs) {
+                    assert_eq!(
+                        PathPattern::parse(route.pattern)
+                            .and_then(|pattern| pattern.parameters(ours.unprocessed())),
+                        None,
+                        "{path}"
+                    );
+                    continue;
+                }
+                route.capture(&mut ours);
+                assert_eq!(
+                    ours.segment_count(),
+                    theirs.segment_count(),
+                    "{} {path}",
+                    route.pattern
+                );
+                assert_eq!(
+                    ours.unprocessed(),
+                    theirs.unprocessed(),
+                    "{} {path}",
+                    route.pattern
+                );
+                for name in route.pattern.split('/').filter_map(|s| s.strip_prefix('{')) {
+                    let name = name.trim_end_matches('}');
+                    assert_eq!(ours.get(name), theirs.get(name), "{} {path}", route.pattern);
+                    assert!(ours.get(name).is_some(), "{} {path}", route.pattern);
+                    captured += 1;
+                }
+            }
+        }
+        assert!(captured > 20, "only {captured} parameters were compared");
     }
 
     #[test]

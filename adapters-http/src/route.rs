@@ -167,6 +167,8 @@ pub struct Route {
     pub parameters: Vec<Parameter>,
     /// The pattern as actix's router matches it.
     resource: ResourceDef,
+    /// The pattern read segment by segment, unless it needs the router.
+    segments: Option<crate::path_pattern::PathPattern>,
 }
 
 impl Route {
@@ -197,6 +199,7 @@ impl Route {
             tag: None,
             parameters: Vec::new(),
             resource: ResourceDef::new(pattern),
+            segments: crate::path_pattern::PathPattern::parse(pattern),
         }
     }
 
@@ -355,14 +358,18 @@ impl Route {
     /// ([`path_pattern`](crate::path_pattern)), or by the router's regular
     /// expression for a pattern that needs one.
     pub fn matches(&self, path: &str) -> bool {
-        crate::path_pattern::matches(self.pattern, path)
-            .unwrap_or_else(|| self.resource.is_match(path))
+        match &self.segments {
+            Some(segments) => segments.matches(path),
+            None => self.resource.is_match(path),
+        }
     }
 
-    /// Records the `{param}` values of the request's path in its match
-    /// info, as actix's router does for its own routes.
+    /// Records the `{param}` values of the request's path in its match info,
+    /// as actix's router does for its own routes (and as [`matches`](Self::matches) reads).
     pub(crate) fn capture(&self, match_info: &mut actix_web::dev::Path<actix_web::dev::Url>) {
-        self.resource.capture_match_info(match_info);
+        if !(self.segments.as_ref()).is_some_and(|segments| segments.capture(match_info)) {
+            self.resource.capture_match_info(match_info);
+        }
     }
 }
 
