@@ -20,10 +20,12 @@ pub(super) const BUSY_LIMIT: Duration = Duration::from_secs(10);
 
 impl PgStore {
     /// A try's `work`, given until `due` (`None`: out of time). When time
-    /// runs out while the database answered other units in the last half of
-    /// the try's window (at least [`WORK_TIMEOUT`]), or a probe sent halfway
-    /// when none did, the database is busy rather than gone: the try gets
-    /// another window, up to [`BUSY_LIMIT`] after `lent`.
+    /// runs out while the database answered other units in the last three
+    /// quarters of the try's window (at least [`WORK_TIMEOUT`]), or a probe
+    /// sent a quarter of the way in when none had, the database is busy
+    /// rather than gone: the try gets another window, up to [`BUSY_LIMIT`]
+    /// after `lent`. (The probe goes early so that a loaded machine has most
+    /// of the window to answer it: CI once saw a lone PATCH answer 503.)
     pub(super) async fn await_work<F: Future>(
         &self,
         lent: Instant,
@@ -35,18 +37,18 @@ impl PgStore {
         let limit = lent + BUSY_LIMIT.max(window);
         let mut due = due;
         loop {
-            let halfway = due.checked_sub(window / 2).unwrap_or(due);
-            if let Ok(output) = timeout_at(halfway, &mut work).await {
+            let asking = due.checked_sub(window * 3 / 4).unwrap_or(due);
+            if let Ok(output) = timeout_at(asking, &mut work).await {
                 return Some(output);
             }
-            if !self.answered_lately(halfway, window / 2) {
+            if !self.answered_lately(asking, window / 4) {
                 // No other unit to tell a busy database from a lost one:
                 // ask it directly, while the work goes on.
                 tokio::spawn(self.clone().probe(due));
             }
             match timeout_at(due, &mut work).await {
                 Ok(output) => return Some(output),
-                Err(_) if due < limit && self.answered_lately(due, window / 2) => {
+                Err(_) if due < limit && self.answered_lately(due, window * 3 / 4) => {
                     due = (due + window).min(limit);
                 }
                 Err(_) => return None,

@@ -176,7 +176,7 @@ impl PgStore {
     /// `devmgr_db_pool_wait_seconds`.
     ///
     /// A new connection that could not be opened in time while the database
-    /// answered other units, or a probe sent halfway through that time when
+    /// answered other units, or a probe sent a quarter of the way in when
     /// none did, is load, not an outage: the unit waits for a connection
     /// again, within its deadline. So is one that PostgreSQL
     /// refused because it serves as many clients as it takes
@@ -191,9 +191,10 @@ impl PgStore {
             let tried = Instant::now();
             let getting = timeout_at(deadline, self.pool.get());
             tokio::pin!(getting);
-            // Halfway through the time a new connection may take, with no
-            // answer meanwhile: ask the database whether it answers at all.
-            let probe_at = tokio::time::sleep_until(tried + CREATE_TIMEOUT / 2);
+            // A quarter of the way through the time a new connection may
+            // take, with no answer meanwhile: ask the database whether it
+            // answers at all.
+            let probe_at = tokio::time::sleep_until(tried + CREATE_TIMEOUT / 4);
             tokio::pin!(probe_at);
             let mut probed = false;
             let got = loop {
