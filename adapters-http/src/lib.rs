@@ -23,6 +23,7 @@ mod extract;
 mod fields;
 mod fleet_reads;
 mod home;
+mod json_text;
 mod long_polls;
 mod mail_links;
 mod metrics;

@@ -61,7 +61,7 @@ pub(crate) const DEVICE_COLUMNS: &str = "devices.serial, devices.account_id, dev
 
 /// Reads a device selected with [`DEVICE_COLUMNS`].
 pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
-    let machine_type: String = row.get(8)?;
+    let machine_type = MachineType::from_code(row.get_ref(8)?.as_str()?).unwrap_or_default();
     Ok(Device {
         serial: Serial::from_stored(row.get(0)?),
         owner: AccountId(row.get(1)?),
@@ -72,13 +72,13 @@ pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
             agent_version: AgentVersion::from_stored(row.get(5)?),
             operating_system: OperatingSystem::from_stored(row.get(6)?),
             uname: Uname::from_stored(row.get(7)?),
-            machine_type: MachineType::from_code(&machine_type).unwrap_or_default(),
+            machine_type,
             disk_capacity: row.get::<_, Option<i64>>(9)?.map(Amount::from_stored),
             disk_used: row.get::<_, Option<i64>>(10)?.map(Amount::from_stored),
             processor_speed: Amount::from_stored(row.get(11)?),
             ram_capacity: Amount::from_stored(row.get(12)?),
         },
-        tags: tags(row.get::<_, Option<String>>(15)?.as_deref()),
+        tags: tags(row.get_ref(15)?.as_str_or_null()?),
         last_seen: row.get::<_, Option<i64>>(13)?.map(from_secs),
         created_time: from_secs(row.get(14)?),
     })

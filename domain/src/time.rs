@@ -6,31 +6,64 @@ use chrono::{DateTime, Datelike, Timelike, Utc};
 pub type Timestamp = DateTime<Utc>;
 
 /// Formats an instant as the API shows it: `YYYY-MM-DDTHH:MM:SS`, UTC, no zone.
-///
-/// Listings format two instants per device, so the usual years are written
-/// digit by digit instead of through a format string parsed on every call.
 pub fn format_api(at: Timestamp) -> String {
-    let year = at.year();
-    if !(0..=9999).contains(&year) {
-        return at.format("%Y-%m-%dT%H:%M:%S").to_string();
+    ApiTime::new(at).as_str().to_owned()
+}
+
+/// An instant written the way the API shows it, held on the stack: listings
+/// write two per device, so the usual years are written digit by digit
+/// instead of through a format string parsed on every call, and into no
+/// allocation of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiTime {
+    text: [u8; Self::MAX],
+    len: usize,
+}
+
+impl ApiTime {
+    /// The longest text: a year of up to 6 digits and its sign, as chrono
+    /// writes years outside 0–9999.
+    const MAX: usize = 26;
+
+    /// Writes `at`.
+    pub fn new(at: Timestamp) -> Self {
+        let mut time = Self {
+            text: [0; Self::MAX],
+            len: 0,
+        };
+        let year = at.year();
+        if !(0..=9999).contains(&year) {
+            let text = at.format("%Y-%m-%dT%H:%M:%S").to_string();
+            let len = text.len().min(Self::MAX);
+            time.text[..len].copy_from_slice(&text.as_bytes()[..len]);
+            time.len = len;
+            return time;
+        }
+        let fields = [
+            (year.unsigned_abs(), 4, b'-'),
+            (at.month(), 2, b'-'),
+            (at.day(), 2, b'T'),
+            (at.hour(), 2, b':'),
+            (at.minute(), 2, b':'),
+            (at.second(), 2, 0),
+        ];
+        for (value, digits, after) in fields {
+            for place in (0..digits).rev() {
+                time.text[time.len] = b'0' + (value / 10_u32.pow(place) % 10) as u8;
+                time.len += 1;
+            }
+            if after != 0 {
+                time.text[time.len] = after;
+                time.len += 1;
+            }
+        }
+        time
     }
-    let mut text = String::with_capacity(19);
-    let mut push = |value: u32, digits: u32, after: Option<char>| {
-        for place in (0..digits).rev() {
-            let digit = value / 10_u32.pow(place) % 10;
-            text.push(char::from_digit(digit, 10).unwrap_or('0'));
-        }
-        if let Some(separator) = after {
-            text.push(separator);
-        }
-    };
-    push(year.unsigned_abs(), 4, Some('-'));
-    push(at.month(), 2, Some('-'));
-    push(at.day(), 2, Some('T'));
-    push(at.hour(), 2, Some(':'));
-    push(at.minute(), 2, Some(':'));
-    push(at.second(), 2, None);
-    text
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

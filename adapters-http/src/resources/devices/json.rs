@@ -1,14 +1,14 @@
 //! The device object (the seed's 18 fields, its tags and when it was last
 //! seen), its ports and its commands, as typed answers with their descriptions.
 
-use crate::description::examples::{self as ex, BASE_URL};
+use crate::description::examples as ex;
 use crate::description::{Described, ObjectSchema};
 use crate::fields::{Field, FieldType};
-use application::use_cases::{CommandView, DeviceView};
+use application::use_cases::CommandView;
 use domain::time::format_api;
 use domain::{
-    AccountId, Action, Amount, Command, CommandRecord, CommandState, CommandStatus, Device,
-    DeviceDescription, DeviceName, MachineType, Port, PortName, PortNumber,
+    Action, Amount, Command, CommandRecord, CommandState, CommandStatus, DeviceDescription,
+    DeviceName, MachineType, Port, PortName, PortNumber,
 };
 use serde::Serialize;
 
@@ -63,92 +63,6 @@ pub const DEVICE_SCHEMA: ObjectSchema = ObjectSchema {
     description: "A device of the account. `name`, `description` and `tags` are the user's; the facts are its agent's last report, `last_seen_time` the time of its last heartbeat (null before the first).",
     fields: DEVICE_FIELDS,
 };
-
-/// A device as the API shows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct DeviceJson {
-    agent_version: String,
-    created_time: String,
-    description: String,
-    disk_capacity: Option<i64>,
-    disk_used: Option<i64>,
-    last_seen_time: Option<String>,
-    machine_type: &'static str,
-    machine_type_display: &'static str,
-    name: String,
-    online: bool,
-    operating_system: String,
-    ports_url: String,
-    processor_speed: i64,
-    ram_capacity: i64,
-    reboot_url: String,
-    serial: String,
-    tags: Vec<String>,
-    uname: String,
-    url: String,
-    wormhole_slug: String,
-}
-
-impl DeviceJson {
-    /// Renders a device with absolute URLs under `base_url`.
-    pub fn new(view: DeviceView, base_url: &str) -> Self {
-        let DeviceView { device, online } = view;
-        let url = format!("{base_url}/devices/{}/", device.serial);
-        Self {
-            agent_version: device.facts.agent_version.into_string(),
-            created_time: format_api(device.created_time),
-            description: device.description.into_string(),
-            disk_capacity: device.facts.disk_capacity.map(Amount::get),
-            disk_used: device.facts.disk_used.map(Amount::get),
-            last_seen_time: device.last_seen.map(format_api),
-            machine_type: device.facts.machine_type.code(),
-            machine_type_display: device.facts.machine_type.display_name(),
-            name: device.name.into_string(),
-            online,
-            operating_system: device.facts.operating_system.into_string(),
-            ports_url: format!("{url}ports/"),
-            processor_speed: device.facts.processor_speed.get(),
-            ram_capacity: device.facts.ram_capacity.get(),
-            reboot_url: format!("{url}reboot/"),
-            serial: device.serial.to_string(),
-            tags: device
-                .tags
-                .as_slice()
-                .iter()
-                .map(|t| t.to_string())
-                .collect(),
-            uname: device.facts.uname.into_string(),
-            url,
-            wormhole_slug: device.wormhole_slug,
-        }
-    }
-}
-
-impl Described for DeviceJson {
-    const SCHEMA: &'static ObjectSchema = &DEVICE_SCHEMA;
-
-    fn example() -> Self {
-        let device = Device {
-            serial: ex::serial(),
-            owner: AccountId(1),
-            name: DeviceName::parse(ex::DEVICE_NAME).expect("a valid name"),
-            description: DeviceDescription::parse(ex::DEVICE_DESCRIPTION)
-                .expect("a valid description"),
-            wormhole_slug: ex::WORMHOLE_SLUG.to_owned(),
-            facts: ex::facts(),
-            tags: ex::tags(),
-            last_seen: Some(ex::at(ex::ISSUED)),
-            created_time: ex::at(ex::ISSUED),
-        };
-        Self::new(
-            DeviceView {
-                device,
-                online: true,
-            },
-            BASE_URL,
-        )
-    }
-}
 
 /// `port` of a reported port.
 pub(crate) const PORT_NUMBER: Field =
@@ -264,31 +178,7 @@ impl Described for CommandRecordJson {
 mod tests {
     use super::*;
     use crate::description::assert_described;
-    use domain::{DeviceFacts, Protocol, Serial};
-
-    #[test]
-    fn a_device_writes_exactly_the_twenty_described_fields() {
-        let device = Device {
-            serial: Serial::parse("0f8fad5b-d9cb-469f-a165-70867728950e").unwrap(),
-            owner: AccountId(1),
-            name: DeviceName::parse("lab").unwrap(),
-            description: DeviceDescription::default(),
-            wormhole_slug: "slug".into(),
-            facts: DeviceFacts::default(),
-            tags: domain::TagSet::default(),
-            last_seen: None,
-            created_time: chrono::DateTime::UNIX_EPOCH,
-        };
-        let json = DeviceJson::new(
-            DeviceView {
-                device,
-                online: false,
-            },
-            "http://h",
-        );
-        assert_eq!(DEVICE_FIELDS.len(), 20);
-        assert_described(&json);
-    }
+    use domain::Protocol;
 
     #[test]
     fn ports_and_commands_write_their_described_fields() {

@@ -1,7 +1,7 @@
 //! `GET /devices/`: the account's devices, filtered, ordered and, when the
 //! query has `limit`, paged (`docs/api.md`, "List devices").
 
-use super::json::DeviceJson;
+use super::device_json::DeviceJson;
 use super::paging::{DeviceListJson, DevicePageJson, page_links};
 use crate::description::Parameter;
 use crate::description::examples as ex;
@@ -15,6 +15,7 @@ use application::ports::Window;
 use application::use_cases::Listing;
 use domain::{Criteria, DeviceOrdering, MachineType, Selector};
 use serde_json::json;
+use std::sync::Arc;
 
 /// The values `ordering` takes.
 const ORDERINGS: [&str; 6] = [
@@ -156,9 +157,10 @@ pub(super) async fn list(
         None => (0, Vec::new()),
     };
     let (count, views) = page;
+    let shared: Arc<str> = Arc::from(base.as_str());
     let devices = views
         .into_iter()
-        .map(|view| DeviceJson::new(view, &base))
+        .map(|view| DeviceJson::under(view, Arc::clone(&shared)))
         .collect();
     Ok(match query.window {
         None => DeviceListJson::All(devices),

@@ -1,13 +1,15 @@
 //! `/devices/`: the account's devices, their ports, their commands, reboots.
 
+mod device_json;
 mod json;
 mod listing;
 mod paging;
 mod reboot;
 
+pub use device_json::DeviceJson;
 pub use json::{
-    COMMAND_RECORD_SCHEMA, CommandRecordJson, DEVICE_FIELDS, DEVICE_SCHEMA, DeviceJson,
-    PORT_FIELDS, PORT_SCHEMA, PortJson,
+    COMMAND_RECORD_SCHEMA, CommandRecordJson, DEVICE_FIELDS, DEVICE_SCHEMA, PORT_FIELDS,
+    PORT_SCHEMA, PortJson,
 };
 pub(crate) use json::{
     DEVICE_DESCRIPTION, DEVICE_NAME, DEVICE_TAGS, PORT_NAME, PORT_NUMBER, PORT_PROTOCOL,

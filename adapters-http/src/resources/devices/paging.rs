@@ -1,11 +1,13 @@
 //! The answer of `GET /devices/`: an array, or with `limit` a page as DRF's
 //! `LimitOffsetPagination` writes it, links to the pages beside it included.
 
-use super::json::{DEVICE_FIELDS, DeviceJson};
-use crate::answer::{Answer, Json};
+use super::device_json::DeviceJson;
+use super::json::DEVICE_FIELDS;
+use crate::answer::Answer;
 use crate::description::examples::BASE_URL;
 use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
 use crate::fields::{Field, FieldType};
+use crate::json_text as text;
 use actix_web::{HttpRequest, HttpResponse};
 use application::ports::Window;
 use serde::Serialize;
@@ -74,12 +76,54 @@ impl Answer for DeviceListJson {
         location: None,
     };
 
-    fn respond(self, req: &HttpRequest) -> HttpResponse {
+    fn respond(self, _req: &HttpRequest) -> HttpResponse {
+        let devices = match &self {
+            Self::All(devices) => devices,
+            Self::Page(page) => &page.results,
+        };
+        let mut body = Vec::with_capacity(sized_for(devices.len()));
+        self.write_json(&mut body);
+        HttpResponse::Ok()
+            .content_type(actix_web::mime::APPLICATION_JSON)
+            .body(body)
+    }
+}
+
+impl DeviceListJson {
+    /// Appends the answer's JSON: what serde_json writes for the array or
+    /// the page, each device by [`DeviceJson::write_json`].
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let write_all = |out: &mut Vec<u8>, devices: &[DeviceJson]| {
+            out.push(b'[');
+            for (i, device) in devices.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                device.write_json(out);
+            }
+            out.push(b']');
+        };
         match self {
-            Self::All(devices) => Json::<_>(devices).respond(req),
-            Self::Page(page) => Json::<_>(page).respond(req),
+            Self::All(devices) => write_all(out, devices),
+            Self::Page(page) => {
+                out.extend_from_slice(b"{\"count\":");
+                text::push_integer(out, page.count);
+                out.extend_from_slice(b",\"next\":");
+                text::push_optional_string(out, page.next.as_deref());
+                out.extend_from_slice(b",\"previous\":");
+                text::push_optional_string(out, page.previous.as_deref());
+                out.extend_from_slice(b",\"results\":");
+                write_all(out, &page.results);
+                out.push(b'}');
+            }
         }
     }
+}
+
+/// Room for the JSON of `devices` devices: about 700 bytes each with the
+/// usual facts and URLs, more than most lists need.
+fn sized_for(devices: usize) -> usize {
+    devices.saturating_mul(768).saturating_add(256)
 }
 
 /// The `next` and `previous` links of the request's page.
@@ -165,6 +209,29 @@ mod tests {
     #[test]
     fn a_page_writes_its_described_fields() {
         assert_described(&DevicePageJson::example());
+    }
+
+    #[test]
+    fn lists_and_pages_are_written_as_serde_json_writes_them() {
+        let page = DevicePageJson::example();
+        let devices = vec![DeviceJson::example(), DeviceJson::example()];
+        let mut written = Vec::new();
+        DeviceListJson::All(devices.clone()).write_json(&mut written);
+        assert_eq!(written, serde_json::to_vec(&devices).unwrap());
+        for page in [
+            page.clone(),
+            DevicePageJson {
+                next: None,
+                previous: Some("http://h/devices/?limit=\"1".to_owned()),
+                results: Vec::new(),
+                ..page
+            },
+        ] {
+            let mut written = Vec::new();
+            let expected = serde_json::to_vec(&page).unwrap();
+            DeviceListJson::Page(page).write_json(&mut written);
+            assert_eq!(written, expected);
+        }
     }
 
     #[test]
