@@ -152,6 +152,19 @@ impl DeviceRepository for PgStore {
         .await
     }
 
+    async fn owns(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
+        self.run("find device", |c| {
+            let serial = serial.clone();
+            Box::pin(async move {
+                let sql =
+                    "SELECT EXISTS (SELECT 1 FROM devices WHERE serial = $1 AND account_id = $2)";
+                let row = prepared::query_one(c, sql, &[&serial.as_str(), &owner.0]).await?;
+                Ok(row.try_get(0)?)
+            })
+        })
+        .await
+    }
+
     async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError> {
         self.transaction("create device", |tx| {
             let (d, audit) = (device.clone(), audit.clone());

@@ -160,6 +160,17 @@ impl DeviceRepository for SqliteStore {
         .await
     }
 
+    async fn owns(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError> {
+        let serial = serial.clone();
+        self.read("find device", move |conn| {
+            conn.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM devices WHERE serial = ?1 AND account_id = ?2)",
+            )?
+            .query_row(params![serial.as_str(), owner.0], |row| row.get(0))
+        })
+        .await
+    }
+
     async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError> {
         let (d, audit) = (device.clone(), audit.clone());
         self.write_mapped("create device", move |conn| {

@@ -172,6 +172,10 @@ pub trait DeviceRepository: Send + Sync {
         owner: AccountId,
         serial: &Serial,
     ) -> Result<Option<Device>, StoreError>;
+    /// Whether the device exists and belongs to `owner`: what
+    /// [`find_for`](Self::find_for) tells by `Some`, without reading the
+    /// device.
+    async fn owns(&self, owner: AccountId, serial: &Serial) -> Result<bool, StoreError>;
     /// Stores a new device. Must return [`CreateDeviceError::DuplicateSerial`]
     /// when the serial is taken. Appends `audit`.
     async fn create(&self, device: &Device, audit: &AuditNote) -> Result<(), CreateDeviceError>;

@@ -111,7 +111,7 @@ impl Devices {
 
     /// Whether the account has a device with this serial.
     async fn owns(&self, owner: &Account, serial: &Serial) -> Result<bool, StoreError> {
-        Ok(self.devices.find_for(owner.id, serial).await?.is_some())
+        self.devices.owns(owner.id, serial).await
     }
 
     /// Every device of the account, by creation time then serial.

@@ -62,9 +62,7 @@ async fn update_retag_and_reboot_hand_the_store_the_users_origin() {
             retag.keep_origin(origin);
             Ok(Retagged::Matched(1))
         });
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
+    h.devices.expect_owns().returning(|_, _| Ok(true));
     h.commands
         .expect_queue_reboot()
         .times(1)

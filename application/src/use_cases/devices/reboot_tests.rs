@@ -38,9 +38,7 @@ fn serial() -> Serial {
 #[tokio::test]
 async fn reboot_queues_a_command_that_lapses_after_ten_minutes_and_returns_it() {
     let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
+    h.devices.expect_owns().returning(|_, _| Ok(true));
     h.commands
         .expect_queue_reboot()
         .withf(|device, id, at, lapse, _| {
@@ -66,9 +64,7 @@ async fn reboot_queues_a_command_that_lapses_after_ten_minutes_and_returns_it() 
 #[tokio::test]
 async fn a_reboot_joining_one_under_way_returns_that_one_unannounced() {
     let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
+    h.devices.expect_owns().returning(|_, _| Ok(true));
     let earlier = CommandId::from_random_bytes([9; 16]);
     let issued = now() - Duration::minutes(2);
     let joined = record(earlier.clone(), issued, Some(issued));
@@ -96,7 +92,7 @@ async fn a_reboot_joining_one_under_way_returns_that_one_unannounced() {
 #[tokio::test]
 async fn reboot_of_a_missing_device_is_not_found() {
     let mut h = Harness::new();
-    h.devices.expect_find_for().returning(|_, _| Ok(None));
+    h.devices.expect_owns().returning(|_, _| Ok(false));
     h.commands.expect_queue_reboot().never();
     let err = h
         .app()
@@ -110,9 +106,7 @@ async fn reboot_of_a_missing_device_is_not_found() {
 #[tokio::test]
 async fn reboot_surfaces_storage_failures() {
     let mut h = Harness::new();
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
+    h.devices.expect_owns().returning(|_, _| Ok(true));
     h.commands
         .expect_queue_reboot()
         .returning(|_, _, _, _, _| Err(StoreError::message("gone")));

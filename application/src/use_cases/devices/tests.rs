@@ -74,9 +74,9 @@ async fn the_command_history_is_the_owners_and_says_where_each_stands() {
         detail: text(""),
     };
     let mut h = Harness::new();
-    let mut owned = vec![Ok(None), Ok(Some(device(None)))];
+    let mut owned = vec![Ok(false), Ok(true)];
     h.devices
-        .expect_find_for()
+        .expect_owns()
         .times(2)
         .returning(move |_, _| owned.pop().expect("two calls"));
     let records = vec![
@@ -213,9 +213,7 @@ async fn edits_deletions_and_queued_reboots_are_announced() {
         .expect_update()
         .returning(|_, _, _, _| Ok(Some(device(None))));
     h.devices.expect_delete().returning(|_, _, _| Ok(true));
-    h.devices
-        .expect_find_for()
-        .returning(|_, _| Ok(Some(device(None))));
+    h.devices.expect_owns().returning(|_, _| Ok(true));
     h.commands
         .expect_queue_reboot()
         .returning(|_, id, at, _, _| Ok(reboot_command(id.clone(), at, true)));

@@ -73,6 +73,9 @@ pub async fn devices_are_listed_in_order_and_foreign_ones_are_invisible(store: i
         Some(later.clone())
     );
     assert_eq!(store.find_for(ann.id, &bobs.serial).await.unwrap(), None);
+    assert!(store.owns(ann.id, &later.serial).await.unwrap());
+    assert!(!store.owns(ann.id, &bobs.serial).await.unwrap());
+    assert!(store.owns(bob.id, &bobs.serial).await.unwrap());
 
     let again = DeviceRepository::create(
         &store,
