@@ -208,12 +208,16 @@ fn shutdown_answers_every_open_long_poll_at_once() {
     }
     assert_eq!(open, POLLS, "long polls open before SIGTERM");
     let started = Instant::now();
-    let status = server.terminate(Duration::from_secs(10));
+    let status = server.terminate(Duration::from_secs(20));
     let exited = started.elapsed();
-    assert!(status.is_some(), "still running 10 s after SIGTERM");
+    assert!(status.is_some(), "still running 20 s after SIGTERM");
     // Requests in flight get 4 s; the rest is slack for a machine running
-    // the suite many tests at a time (alone, the exit takes some 50 ms).
-    assert!(exited < Duration::from_secs(8), "exited after {exited:?}");
+    // the suite many tests at a time (alone, the exit takes some 50 ms; CI
+    // once measured 8.3 s on PostgreSQL while the suite ran at less than
+    // half its usual speed). What the bound guards against is an exit that
+    // waits out the polls' 60 s or the store's 30 s; that the polls were
+    // answered by the shutdown, not by their wait, the answers below show.
+    assert!(exited < Duration::from_secs(15), "exited after {exited:?}");
     let mut answered = 0;
     let mut others = std::collections::BTreeMap::<String, usize>::new();
     for stream in &mut polls {
