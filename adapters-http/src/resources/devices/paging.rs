@@ -77,11 +77,7 @@ impl Answer for DeviceListJson {
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
-        let devices = match &self {
-            Self::All(devices) => devices,
-            Self::Page(page) => &page.results,
-        };
-        let mut body = Vec::with_capacity(sized_for(devices.len()));
+        let mut body = Vec::with_capacity(sized_for(self.devices().len()));
         self.write_json(&mut body);
         HttpResponse::Ok()
             .content_type(actix_web::mime::APPLICATION_JSON)
@@ -90,6 +86,14 @@ impl Answer for DeviceListJson {
 }
 
 impl DeviceListJson {
+    /// The devices of the answer, paged or not.
+    fn devices(&self) -> &[DeviceJson] {
+        match self {
+            Self::All(devices) => devices,
+            Self::Page(page) => &page.results,
+        }
+    }
+
     /// Appends the answer's JSON: what serde_json writes for the array or
     /// the page, each device by [`DeviceJson::write_json`].
     fn write_json(&self, out: &mut Vec<u8>) {
