@@ -111,10 +111,14 @@ impl SqliteStore {
             source,
         })?;
         let checkpoints = checkpoint::start(path);
-        let manager = SqliteConnectionManager::file(path).with_init(|conn| {
+        let thread_checkpoints = checkpoints.is_some();
+        let manager = SqliteConnectionManager::file(path).with_init(move |conn| {
             conn.busy_handler(Some(wait_for_the_writer))?;
             keep_plans(conn)?;
             crate::devices::register_functions(conn)?;
+            if thread_checkpoints {
+                conn.pragma_update(None, "wal_autocheckpoint", checkpoint::WRITER_PAGES)?;
+            }
             conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
         });
         let pool = Pool::builder()
