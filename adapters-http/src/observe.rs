@@ -116,8 +116,13 @@ fn is_usable_id(id: &[u8]) -> bool {
 }
 
 fn new_request_id() -> HeaderValue {
-    let id = format!("{:032x}", rand::random::<u128>());
-    HeaderValue::from_str(&id).unwrap_or(HeaderValue::from_static("unknown"))
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let bits = rand::random::<u128>();
+    let mut id = [0_u8; 32];
+    for (place, digit) in id.iter_mut().rev().enumerate() {
+        *digit = DIGITS[usize::from((bits >> (4 * place)) as u8 & 0xf)];
+    }
+    HeaderValue::from_bytes(&id).unwrap_or(HeaderValue::from_static("unknown"))
 }
 
 /// The id as text: always visible ASCII (checked, or made here).
@@ -161,5 +166,16 @@ mod tests {
             assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
             assert_ne!(id, id_of(sent), "each new id differs");
         }
+    }
+
+    #[test]
+    fn new_ids_are_random_lowercase_hexadecimal() {
+        let mut seen: Vec<u8> = (0..64).flat_map(|_| id_of(None).into_bytes()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            seen, b"0123456789abcdef",
+            "2,048 random digits use all sixteen"
+        );
     }
 }

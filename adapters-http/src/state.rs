@@ -120,8 +120,8 @@ fn is_plausible_host(host: &str) -> bool {
     !host.is_empty()
         && host.len() <= 255
         && host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
 }
 
 #[cfg(test)]

@@ -29,10 +29,9 @@ pub(crate) const ACCOUNT_COLUMNS: &str = "accounts.id, accounts.email, accounts.
 
 /// Reads an account selected with [`ACCOUNT_COLUMNS`].
 pub(crate) fn account(row: &Row) -> Result<Account, StoreError> {
-    let email: String = row.try_get(1).map_err(read)?;
     Ok(Account {
         id: AccountId(row.try_get(0).map_err(read)?),
-        email: EmailAddress::parse(&email).map_err(|e| invalid(e.to_string()))?,
+        email: EmailAddress::from_stored(row.try_get(1).map_err(read)?),
         name: ProfileName::from_stored(row.try_get(2).map_err(read)?),
         password_hash: row.try_get(3).map_err(read)?,
         email_verified: row.try_get(4).map_err(read)?,

@@ -1,4 +1,4 @@
-use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS};
+use crate::rows::{self, COMMAND_COLUMNS, COMMAND_RECORD_COLUMNS, command_record_columns};
 use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::{CommandListener, CommandRepository, QueuedReboot};
@@ -55,8 +55,10 @@ impl CommandRepository for SqliteStore {
                 // In the writer's transaction: the check and the insert see no
                 // concurrent writer in between.
                 let unfinished = conn
-                    .prepare_cached(&format!(
-                        "SELECT {COMMAND_RECORD_COLUMNS} FROM device_commands \
+                    .prepare_cached(concat!(
+                        "SELECT ",
+                        command_record_columns!(),
+                        " FROM device_commands \
                          WHERE serial = ?1 AND action = 'reboot' \
                          AND (status IS NULL OR status = 'received') AND issued_time > ?2 \
                          ORDER BY seq DESC, issued_time DESC, id DESC LIMIT 1"
@@ -73,12 +75,13 @@ impl CommandRepository for SqliteStore {
                     },
                     None => QueuedReboot {
                         command: conn
-                            .prepare_cached(&format!(
+                            .prepare_cached(concat!(
                                 "INSERT INTO device_commands (id, serial, action, issued_time, seq) \
                                  VALUES (?1, ?2, 'reboot', ?3, \
                                          (SELECT COALESCE(MAX(seq), 0) + 1 FROM device_commands \
                                           WHERE serial = ?2)) \
-                                 RETURNING {COMMAND_RECORD_COLUMNS}"
+                                 RETURNING ",
+                                command_record_columns!()
                             ))?
                             .query_row(
                                 params![id, serial.as_str(), rows::to_secs(now)],

@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 pub(crate) use selection::{Filter, json_array, register_functions};
 
-use crate::rows::{self, DEVICE_COLUMNS, DEVICE_STORED_COLUMNS};
+use crate::rows::{self, DEVICE_COLUMNS, DEVICE_STORED_COLUMNS, device_columns};
 use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{
@@ -151,8 +151,10 @@ impl DeviceRepository for SqliteStore {
     ) -> Result<Option<Device>, StoreError> {
         let serial = serial.clone();
         self.read("find device", move |conn| {
-            conn.prepare_cached(&format!(
-                "SELECT {DEVICE_COLUMNS} FROM devices WHERE serial = ?1 AND account_id = ?2"
+            conn.prepare_cached(concat!(
+                "SELECT ",
+                device_columns!(),
+                " FROM devices WHERE serial = ?1 AND account_id = ?2"
             ))?
             .query_row(params![serial.as_str(), owner.0], rows::device)
             .optional()
@@ -305,8 +307,10 @@ impl DeviceRepository for SqliteStore {
     async fn find_by_token(&self, token: &SecretHash) -> Result<Option<Device>, StoreError> {
         let token = token.clone();
         self.read("authenticate device", move |conn| {
-            conn.prepare_cached(&format!(
-                "SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?1"
+            conn.prepare_cached(concat!(
+                "SELECT ",
+                device_columns!(),
+                " FROM devices WHERE token_hash = ?1"
             ))?
             .query_row([token.as_str()], rows::device)
             .optional()

@@ -27,16 +27,24 @@ fn invalid(
     rusqlite::Error::FromSqlConversionFailure(column, Type::Text, Box::new(error))
 }
 
+/// [`ACCOUNT_COLUMNS`] as a literal, for statements made with `concat!`
+/// (the hot ones: nothing to format on each request).
+macro_rules! account_columns {
+    () => {
+        "accounts.id, accounts.email, accounts.name, accounts.password_hash, \
+         accounts.email_verified, accounts.install_token, accounts.created_time"
+    };
+}
+pub(crate) use account_columns;
+
 /// The account columns, in the order [`account`] reads them.
-pub(crate) const ACCOUNT_COLUMNS: &str = "accounts.id, accounts.email, accounts.name, accounts.password_hash, \
-     accounts.email_verified, accounts.install_token, accounts.created_time";
+pub(crate) const ACCOUNT_COLUMNS: &str = account_columns!();
 
 /// Reads an account selected with [`ACCOUNT_COLUMNS`].
 pub(crate) fn account(row: &Row<'_>) -> rusqlite::Result<Account> {
-    let email: String = row.get(1)?;
     Ok(Account {
         id: AccountId(row.get(0)?),
-        email: EmailAddress::parse(&email).map_err(|e| invalid(1, e))?,
+        email: EmailAddress::from_stored(row.get(1)?),
         name: ProfileName::from_stored(row.get(2)?),
         password_hash: row.get(3)?,
         email_verified: row.get(4)?,
@@ -50,14 +58,23 @@ pub(crate) const DEVICE_STORED_COLUMNS: &str = "serial, account_id, name, descri
      uname, machine_type, disk_capacity, disk_used, processor_speed, ram_capacity, last_seen, \
      created_time";
 
+/// [`DEVICE_COLUMNS`] as a literal, for statements made with `concat!`.
+macro_rules! device_columns {
+    () => {
+        "devices.serial, devices.account_id, devices.name, devices.description, \
+         devices.wormhole_slug, devices.agent_version, devices.operating_system, devices.uname, \
+         devices.machine_type, devices.disk_capacity, devices.disk_used, devices.processor_speed, \
+         devices.ram_capacity, devices.last_seen, devices.created_time, \
+         (SELECT group_concat(device_tags.tag, ' ') FROM device_tags \
+          WHERE device_tags.serial = devices.serial)"
+    };
+}
+pub(crate) use device_columns;
+
 /// What [`device`] reads from a query over `devices` (not aliased): the
 /// stored columns, then the device's tags, space-separated (tags have no
 /// spaces), gathered in the same query.
-pub(crate) const DEVICE_COLUMNS: &str = "devices.serial, devices.account_id, devices.name, devices.description, \
-     devices.wormhole_slug, devices.agent_version, devices.operating_system, devices.uname, \
-     devices.machine_type, devices.disk_capacity, devices.disk_used, devices.processor_speed, \
-     devices.ram_capacity, devices.last_seen, devices.created_time, \
-     (SELECT group_concat(device_tags.tag, ' ') FROM device_tags WHERE device_tags.serial = devices.serial)";
+pub(crate) const DEVICE_COLUMNS: &str = device_columns!();
 
 /// Reads a device selected with [`DEVICE_COLUMNS`].
 pub(crate) fn device(row: &Row<'_>) -> rusqlite::Result<Device> {
@@ -107,9 +124,16 @@ pub(crate) fn command(row: &Row<'_>) -> rusqlite::Result<Command> {
     })
 }
 
+/// [`COMMAND_RECORD_COLUMNS`] as a literal, for statements made with `concat!`.
+macro_rules! command_record_columns {
+    () => {
+        "id, action, issued_time, delivered_time, acked_time, status, detail"
+    };
+}
+pub(crate) use command_record_columns;
+
 /// The columns [`command_record`] reads.
-pub(crate) const COMMAND_RECORD_COLUMNS: &str =
-    "id, action, issued_time, delivered_time, acked_time, status, detail";
+pub(crate) const COMMAND_RECORD_COLUMNS: &str = command_record_columns!();
 
 /// Reads a command's history entry selected with [`COMMAND_RECORD_COLUMNS`].
 pub(crate) fn command_record(row: &Row<'_>) -> rusqlite::Result<CommandRecord> {

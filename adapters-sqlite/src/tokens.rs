@@ -1,5 +1,5 @@
 use crate::audit::append_one;
-use crate::rows::{self, ACCOUNT_COLUMNS};
+use crate::rows::{self, account_columns};
 use crate::store::SqliteStore;
 use application::StoreError;
 use application::ports::TokenRepository;
@@ -35,9 +35,11 @@ impl TokenRepository for SqliteStore {
     async fn account_for(&self, token: &SecretHash) -> Result<Option<Account>, StoreError> {
         let token = token.clone();
         self.read("authenticate token", move |conn| {
-            conn.prepare_cached(&format!(
-                "SELECT {ACCOUNT_COLUMNS} FROM api_tokens \
-                 JOIN accounts ON accounts.id = api_tokens.account_id WHERE token_hash = ?1"
+            conn.prepare_cached(concat!(
+                "SELECT ",
+                account_columns!(),
+                " FROM api_tokens JOIN accounts ON accounts.id = api_tokens.account_id \
+                 WHERE token_hash = ?1"
             ))?
             .query_row([token.as_str()], rows::account)
             .optional()

@@ -44,6 +44,13 @@ impl EmailAddress {
         })
     }
 
+    /// Takes an address read back from storage as it is: only parsed
+    /// addresses are stored, so it is not checked again (a regular
+    /// expression on every authenticated request).
+    pub fn from_stored(address: String) -> Self {
+        Self { address }
+    }
+
     /// The address as stored and shown.
     pub fn as_str(&self) -> &str {
         &self.address
@@ -70,6 +77,8 @@ mod tests {
         let email = EmailAddress::parse("Alice.Smith@Example.COM").unwrap();
         assert_eq!(email.as_str(), "Alice.Smith@example.com");
         assert_eq!(email.lookup_key(), "alice.smith@example.com");
+        let stored = EmailAddress::from_stored(email.as_str().to_owned());
+        assert_eq!(stored, email, "an address read back is the address stored");
     }
 
     #[test]

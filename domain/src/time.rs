@@ -31,6 +31,9 @@ impl ApiTime {
             text: [0; Self::MAX],
             len: 0,
         };
+        // The fields of the naive time, read once (each of the zoned
+        // time's accessors works the offset out again).
+        let at = at.naive_utc();
         let year = at.year();
         if !(0..=9999).contains(&year) {
             let text = at.format("%Y-%m-%dT%H:%M:%S").to_string();
@@ -39,13 +42,14 @@ impl ApiTime {
             time.len = len;
             return time;
         }
+        let (date, seconds) = (at.date(), at.time().num_seconds_from_midnight());
         let fields = [
             (year.unsigned_abs(), 4, b'-'),
-            (at.month(), 2, b'-'),
-            (at.day(), 2, b'T'),
-            (at.hour(), 2, b':'),
-            (at.minute(), 2, b':'),
-            (at.second(), 2, 0),
+            (date.month(), 2, b'-'),
+            (date.day(), 2, b'T'),
+            (seconds / 3600, 2, b':'),
+            (seconds / 60 % 60, 2, b':'),
+            (seconds % 60, 2, 0),
         ];
         for (value, digits, after) in fields {
             for place in (0..digits).rev() {
