@@ -195,36 +195,47 @@ fn shutdown_answers_every_open_long_poll_at_once() {
         .collect();
     let address = server.base().trim_start_matches("http://").to_owned();
     let mut polls: Vec<TcpStream> = (0..POLLS)
-        .map(|i| {
-            let mut stream = TcpStream::connect(&address).expect("a connection");
-            stream
-                .set_read_timeout(Some(Duration::from_secs(30)))
-                .unwrap();
-            write!(
-                stream,
-                "GET /agent/commands/?wait=60 HTTP/1.1\r\nHost: {address}\r\n\
-                 Authorization: Device {}\r\n\r\n",
-                tokens[i / 2]
-            )
-            .unwrap();
-            stream
-        })
+        .map(|i| open_poll(&address, &tokens[i / 2]))
         .collect();
-    // SIGTERM once every poll is open, however busy the machine: the
-    // server counts its open polls in a gauge of its metrics.
+    // SIGTERM once every poll is open and has been quiet for 3 s, however
+    // busy the machine: the server counts its open polls in a gauge of its
+    // metrics. A poll starts by reading the store; under the whole suite's
+    // load that read has met the store's "temporarily unavailable" (503)
+    // after the poll was counted. Such a poll is opened again, as an agent
+    // would, and the quiet time starts over: the shutdown is what this test
+    // is about.
     let first: serde_json::Value =
         serde_json::from_str(server.first_stdout_line()).expect("a JSON line");
     let metrics = first["metrics"]
         .as_str()
         .expect("the metrics URL")
         .to_owned();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut open = 0;
-    while open < POLLS && Instant::now() < deadline {
+    // Within the first polls' 60 s wait, so that none is answered by it.
+    let deadline = Instant::now() + Duration::from_secs(50);
+    let mut quiet_since = Instant::now();
+    let mut settled = false;
+    while !settled && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
-        open = open_polls(&metrics);
+        let open = open_polls(&metrics);
+        for (i, poll) in polls.iter_mut().enumerate() {
+            if let Some(head) = early_answer(poll) {
+                assert!(
+                    head.starts_with("HTTP/1.1 503"),
+                    "a long poll answered {head:?} before SIGTERM"
+                );
+                *poll = open_poll(&address, &tokens[i / 2]);
+                quiet_since = Instant::now();
+            }
+        }
+        if open != POLLS {
+            quiet_since = Instant::now();
+        }
+        settled = quiet_since.elapsed() >= Duration::from_secs(3);
     }
-    assert_eq!(open, POLLS, "long polls open before SIGTERM");
+    assert!(
+        settled,
+        "{POLLS} long polls open and quiet for 3 s before SIGTERM"
+    );
     let started = Instant::now();
     let status = server.terminate(Duration::from_secs(20));
     let exited = started.elapsed();
@@ -253,6 +264,44 @@ fn shutdown_answers_every_open_long_poll_at_once() {
         answered, POLLS,
         "answered with no commands; the others got {others:?}"
     );
+}
+
+/// Opens `GET /agent/commands/?wait=60` for the device with `token` on a
+/// connection of its own, and leaves it waiting for its answer.
+fn open_poll(address: &str, token: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(address).expect("a connection");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /agent/commands/?wait=60 HTTP/1.1\r\nHost: {address}\r\n\
+         Authorization: Device {token}\r\n\r\n"
+    )
+    .unwrap();
+    stream
+}
+
+/// The first line of what the server has already answered on `poll`, if
+/// anything, without waiting; "(closed)" when it closed the connection.
+fn early_answer(poll: &mut TcpStream) -> Option<String> {
+    poll.set_nonblocking(true).unwrap();
+    let mut answer = Vec::new();
+    let mut chunk = [0_u8; 1024];
+    let closed = loop {
+        match poll.read(&mut chunk) {
+            Ok(0) => break true,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break false,
+            Err(e) => panic!("reading a long poll: {e}"),
+        }
+    };
+    poll.set_nonblocking(false).unwrap();
+    match String::from_utf8_lossy(&answer).lines().next() {
+        Some(head) => Some(head.to_owned()),
+        None if closed => Some("(closed)".to_owned()),
+        None => None,
+    }
 }
 
 /// The server's `devmgr_long_polls_open` gauge, read from its metrics at
