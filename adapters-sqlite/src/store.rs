@@ -123,6 +123,11 @@ impl SqliteStore {
         });
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
+            // r2d2 runs `SELECT 1` on every checkout by default, a check for
+            // connections a network can break: a file's cannot, and the
+            // statement was parsed anew each time (2 % of the writer
+            // thread's time under reboots).
+            .test_on_check_out(false)
             .build(manager)
             .map_err(|source| OpenError::Pool {
                 path: path.to_owned(),
