@@ -281,11 +281,13 @@ def cli(database_url, *args):
     return json.loads(result.stdout)
 
 
-def prepare(database_url, base, devices, agents):
-    """The account's token, its device serials, and the enrolled devices' tokens."""
+def prepare(database_url, base, devices, agents, tags=()):
+    """The account's token, its device serials, and the enrolled devices' tokens.
+    Each device added carries `tags`."""
     user = cli(database_url, "user", "create", "--email", EMAIL, "--verified")
+    tagged = [arg for tag in tags for arg in ("--tag", tag)]
     serials = [cli(database_url, "device", "add", "--owner", EMAIL, "--name", f"pi-{i}",
-                   "--online", "--machine-type", "rpi_4b")["serial"]
+                   "--online", "--machine-type", "rpi_4b", *tagged)["serial"]
                for i in range(devices)]
     device_tokens = []
     for i in range(agents):
@@ -360,7 +362,7 @@ def bench_backend(kind, args, tmpdir):
     with Backend(kind, args.postgres_url) as backend, Server(backend.url) as server:
         try:
             token, serials, device_tokens = prepare(backend.url, server.base, args.devices,
-                                                    args.agents)
+                                                    args.agents, args.tags)
             for route in routes(token, serials, device_tokens):
                 if args.route and not any(part in route.label for part in args.route):
                     continue
@@ -416,6 +418,8 @@ def main():
     parser.add_argument("--agents", type=int, default=16,
                         help="devices enrolled through /install/ whose heartbeats are sent "
                              "(default 16; 1 measures 16 connections queuing on one device)")
+    parser.add_argument("--tag", dest="tags", action="append", default=[], metavar="TAG",
+                        help="a tag on every device of the account (repeatable)")
     parser.add_argument("--route", action="append", default=[], metavar="TEXT",
                         help="measure only the routes whose label contains TEXT "
                              "(repeatable), e.g. --route heartbeat")

@@ -24,6 +24,7 @@ mod outbox;
 mod probe;
 mod rows;
 mod serving_lock;
+mod snapshot;
 mod store;
 mod tokens;
 mod webhooks;

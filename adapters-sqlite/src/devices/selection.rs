@@ -3,7 +3,7 @@
 //! in a few fixed shapes (one per set of criteria given), so statements are
 //! cached and the planner sees what it can use.
 
-use crate::rows::{self, DEVICE_COLUMNS};
+use crate::rows::{self, LISTED_DEVICE_COLUMNS};
 use application::ports::{DevicePage, DeviceQuery};
 use domain::{AccountId, Criteria, DeviceOrdering, OrderKey, Selector, Tag, Timestamp};
 use rusqlite::functions::{Context, FunctionFlags};
@@ -224,6 +224,16 @@ pub(crate) fn query(
     owner: AccountId,
     query: &DeviceQuery,
 ) -> rusqlite::Result<DevicePage> {
+    crate::snapshot::in_one_snapshot(conn, || read_page(conn, owner, query))
+}
+
+/// [`query`]'s statements: the page, its devices' tags, and the count
+/// when the window starts past the end.
+fn read_page(
+    conn: &Connection,
+    owner: AccountId,
+    query: &DeviceQuery,
+) -> rusqlite::Result<DevicePage> {
     let filter = Filter::new(owner, &query.selector, query.online_after);
     let (limit, offset) = query.window.map_or((-1, 0), |window| {
         (
@@ -233,13 +243,18 @@ pub(crate) fn query(
     });
     let (text, values) = page_statement(&filter, query.ordering, limit, offset);
     let mut total = 0_i64;
-    let devices = conn
+    let mut devices = conn
         .prepare_cached(&text)?
         .query_map(params_from_iter(values), |row| {
             total = row.get(16)?;
             rows::device(row)
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    // Without criteria the total is the account's: the page is most of it
+    // when it holds half or more.
+    let most_of_account = query.selector.criteria().is_none()
+        && devices.len().saturating_mul(2) >= total.unsigned_abs() as usize;
+    super::tags::attach(conn, owner, &mut devices, most_of_account)?;
     if devices.is_empty() && offset > 0 {
         total = conn
             .prepare_cached(&format!(
@@ -271,7 +286,7 @@ fn page_statement(
     let window = [Value::Integer(limit), Value::Integer(offset)];
     if filter.searches && !filter.driven {
         let text = format!(
-            "SELECT {DEVICE_COLUMNS}, page.total FROM \
+            "SELECT {LISTED_DEVICE_COLUMNS}, page.total FROM \
              (SELECT devices.serial AS serial, COUNT(*) OVER () AS total FROM {from} \
               WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?) AS page \
              CROSS JOIN devices ON devices.serial = page.serial ORDER BY {order}"
@@ -279,7 +294,7 @@ fn page_statement(
         return (text, filter.values.iter().cloned().chain(window).collect());
     }
     let text = format!(
-        "SELECT {DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
+        "SELECT {LISTED_DEVICE_COLUMNS}, (SELECT COUNT(*) FROM {from} WHERE {where_}) \
          FROM {in_order} WHERE {where_} ORDER BY {order} LIMIT ? OFFSET ?",
         in_order = filter.source_in(ordering),
     );

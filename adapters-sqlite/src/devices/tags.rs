@@ -1,14 +1,63 @@
-//! Tags on devices: a device's set replaced, an account's tags counted,
-//! and a bulk change over the devices a selector selects.
+//! Tags on devices: a listing's devices given theirs, a device's set
+//! replaced, an account's tags counted, and a bulk change over the devices
+//! a selector selects.
 
 use super::selection::{Filter, distinct, json_array};
 use application::ports::Retagged;
 use domain::tag::MAX_TAGS;
 use domain::{
-    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Origin, Selector, Serial, Tag,
-    TagChange, TagCount, TagSet, Timestamp,
+    AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Device, Origin, Selector, Serial,
+    Tag, TagChange, TagCount, TagSet, Timestamp,
 };
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
+use std::collections::HashMap;
+
+/// Gives each of `devices`, read without their tags, its tags: in one
+/// statement over the account's tags when the devices are most of the
+/// account's (`most_of_account`), else by their serials. Either way one
+/// statement, instead of one seek per device.
+pub(crate) fn attach(
+    conn: &Connection,
+    owner: AccountId,
+    devices: &mut [Device],
+    most_of_account: bool,
+) -> rusqlite::Result<()> {
+    if devices.is_empty() {
+        return Ok(());
+    }
+    let mut found: HashMap<String, Vec<Tag>> = HashMap::new();
+    let mut gather = |row: &rusqlite::Row<'_>| -> rusqlite::Result<()> {
+        found
+            .entry(row.get(0)?)
+            .or_default()
+            .push(Tag::from_stored(row.get(1)?));
+        Ok(())
+    };
+    if most_of_account {
+        let mut statement =
+            conn.prepare_cached("SELECT serial, tag FROM device_tags WHERE account_id = ?1")?;
+        let mut rows = statement.query([owner.0])?;
+        while let Some(row) = rows.next()? {
+            gather(row)?;
+        }
+    } else {
+        let serials = json_array(devices.iter().map(|device| device.serial.as_str()));
+        let mut statement = conn.prepare_cached(
+            "SELECT serial, tag FROM device_tags \
+             WHERE serial IN (SELECT value FROM json_each(?1))",
+        )?;
+        let mut rows = statement.query([serials])?;
+        while let Some(row) = rows.next()? {
+            gather(row)?;
+        }
+    }
+    for device in devices {
+        if let Some(tags) = found.remove(device.serial.as_str()) {
+            device.tags = TagSet::from_stored(tags);
+        }
+    }
+    Ok(())
+}
 
 /// Gives a device of `owner` exactly `tags`.
 pub(crate) fn replace(
