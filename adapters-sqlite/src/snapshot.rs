@@ -27,14 +27,16 @@ pub(crate) fn in_one_snapshot<T>(
 mod tests {
     use super::*;
 
-    fn database() -> (tempfile::TempDir, std::path::PathBuf) {
+    /// A WAL database with an empty table `t`, and a reader and a writer
+    /// of it (the directory goes when dropped).
+    fn database() -> (tempfile::TempDir, Connection, Connection) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("snapshot.db");
-        Connection::open(&path)
-            .unwrap()
+        let writer = Connection::open(&path).unwrap();
+        writer
             .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER);")
             .unwrap();
-        (dir, path)
+        (dir, Connection::open(&path).unwrap(), writer)
     }
 
     fn count(conn: &Connection) -> rusqlite::Result<i64> {
@@ -43,11 +45,7 @@ mod tests {
 
     #[test]
     fn its_statements_see_one_commit_and_the_next_read_sees_the_last() {
-        let (_dir, path) = database();
-        let (reader, writer) = (
-            Connection::open(&path).unwrap(),
-            Connection::open(&path).unwrap(),
-        );
+        let (_dir, reader, writer) = database();
         let (before, after) = in_one_snapshot(&reader, || {
             let before = count(&reader)?;
             writer.execute("INSERT INTO t VALUES (1)", []).unwrap();
@@ -61,11 +59,7 @@ mod tests {
 
     #[test]
     fn a_failed_read_ends_the_transaction_too() {
-        let (_dir, path) = database();
-        let (reader, writer) = (
-            Connection::open(&path).unwrap(),
-            Connection::open(&path).unwrap(),
-        );
+        let (_dir, reader, writer) = database();
         let failed = in_one_snapshot(&reader, || {
             count(&reader)?;
             reader.query_row("SELECT n FROM missing", [], |row| row.get::<_, i64>(0))
@@ -78,8 +72,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_read_leaves_no_transaction_open() {
-        let (_dir, path) = database();
-        let reader = Connection::open(&path).unwrap();
+        let (_dir, reader, _writer) = database();
         reader.progress_handler(1, Some(|| true)).unwrap();
         let stopped = in_one_snapshot(&reader, || count(&reader));
         assert_eq!(
