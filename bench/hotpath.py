@@ -235,17 +235,16 @@ GOALS = {"a": 0.5, "b": 0.5, "c": 0.3, "d": 0.4}
 
 
 def print_table(results, hwm_mb):
-    goals = GOALS
     print("\n| scenario | devmgr req/s, p99 | limit req/s, p99 | devmgr / limit | goal |")
     print("|---|---|---|---|---|")
     for letter in SCENARIOS:
         row = results[letter]
         ours = row["devmgr"]
-        if letter in goals:
+        if letter in GOALS:
             ratio = ours["rate"] / row["limit"]["rate"]
-            mark = "met" if ratio >= goals[letter] else "NOT met"
+            mark = "met" if ratio >= GOALS[letter] else "NOT met"
             print(f"| {letter} {TITLES[letter]} | {fmt(ours)} | {fmt(row['limit'])} | "
-                  f"{ratio:.0%} | >= {goals[letter]:.0%}: {mark} |")
+                  f"{ratio:.0%} | >= {GOALS[letter]:.0%}: {mark} |")
         elif letter == "e":
             print(f"| {letter} {TITLES[letter]} | {fmt(ours)} | — | — | just req/s |")
         else:

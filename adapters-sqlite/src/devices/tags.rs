@@ -9,6 +9,7 @@ use domain::{
     AccountId, AuditAction, AuditDetail, AuditNote, AuditTarget, Device, Origin, Selector, Serial,
     Tag, TagChange, TagCount, TagSet, Timestamp,
 };
+use rusqlite::types::Value;
 use rusqlite::{Connection, TransactionBehavior, params, params_from_iter};
 use std::collections::HashMap;
 
@@ -25,31 +26,26 @@ pub(crate) fn attach(
     if devices.is_empty() {
         return Ok(());
     }
+    let (statement, key) = if most_of_account {
+        (
+            "SELECT serial, tag FROM device_tags WHERE account_id = ?1",
+            Value::Integer(owner.0),
+        )
+    } else {
+        (
+            "SELECT serial, tag FROM device_tags \
+             WHERE serial IN (SELECT value FROM json_each(?1))",
+            Value::Text(json_array(devices.iter().map(|d| d.serial.as_str()))),
+        )
+    };
     let mut found: HashMap<String, Vec<Tag>> = HashMap::new();
-    let mut gather = |row: &rusqlite::Row<'_>| -> rusqlite::Result<()> {
+    let mut statement = conn.prepare_cached(statement)?;
+    let mut rows = statement.query([key])?;
+    while let Some(row) = rows.next()? {
         found
             .entry(row.get(0)?)
             .or_default()
             .push(Tag::from_stored(row.get(1)?));
-        Ok(())
-    };
-    if most_of_account {
-        let mut statement =
-            conn.prepare_cached("SELECT serial, tag FROM device_tags WHERE account_id = ?1")?;
-        let mut rows = statement.query([owner.0])?;
-        while let Some(row) = rows.next()? {
-            gather(row)?;
-        }
-    } else {
-        let serials = json_array(devices.iter().map(|device| device.serial.as_str()));
-        let mut statement = conn.prepare_cached(
-            "SELECT serial, tag FROM device_tags \
-             WHERE serial IN (SELECT value FROM json_each(?1))",
-        )?;
-        let mut rows = statement.query([serials])?;
-        while let Some(row) = rows.next()? {
-            gather(row)?;
-        }
     }
     for device in devices {
         if let Some(tags) = found.remove(device.serial.as_str()) {
