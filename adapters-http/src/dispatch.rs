@@ -11,6 +11,7 @@ use crate::error::ApiError;
 use crate::extract::{Access, authenticate, state};
 use crate::fields::actions_entry;
 use crate::observe::ServedBy;
+use crate::route::Endpoint;
 use crate::route_table::{self, Route};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
@@ -57,6 +58,21 @@ async fn serve(
     {
         return Ok(endpoint.call(req.clone(), payload).await);
     }
+    if endpoint.is_some_and(|endpoint| endpoint.one_view) {
+        return application::view::in_one_view(checked(req, payload, route, endpoint)).await;
+    }
+    checked(req, payload, route, endpoint).await
+}
+
+/// Serves a request from its credentials on: checks them, then calls the
+/// endpoint (`None`: no method of the route is the request's).
+async fn checked(
+    req: &HttpRequest,
+    payload: actix_web::dev::Payload,
+    route: &'static Route,
+    endpoint: Option<&'static Endpoint>,
+) -> Result<HttpResponse, ApiError> {
+    let method = req.method();
     let scheme = route.scheme();
     let caller = authenticate(req, scheme).await?;
     if method == Method::OPTIONS {

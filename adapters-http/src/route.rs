@@ -17,6 +17,8 @@ use actix_web::{Handler, HttpRequest, HttpResponse, ResponseError};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 
+mod marks;
+
 /// A handler with its arguments extracted and its answer rendered.
 type Serve =
     Box<dyn Fn(HttpRequest, Payload) -> LocalBoxFuture<'static, HttpResponse> + Send + Sync>;
@@ -40,6 +42,9 @@ pub struct Endpoint {
     /// Whether the dispatcher reads the caller's credentials first (and
     /// refuses invalid ones); probes read none.
     pub reads_credentials: bool,
+    /// Whether its reads, the credentials' included, share one view of the
+    /// store ([`application::view`]).
+    pub one_view: bool,
     /// Answers other than success and the common failures, with the schema
     /// and the body the document shows for each (a probe's 503, closed
     /// registration's 403).
@@ -122,6 +127,7 @@ impl Endpoint {
             throttled: false,
             quiet: false,
             reads_credentials: true,
+            one_view: false,
             failure_examples: Vec::new(),
             summary,
             reply: A::REPLY,
@@ -252,39 +258,6 @@ impl Route {
     pub fn bad_request_example(mut self, error: &ApiError) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.bad_request_example = Some(error_json(error));
-        }
-        self
-    }
-
-    /// Marks the last method added as rate limited per client address.
-    pub fn throttled(mut self) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.throttled = true;
-        }
-        self
-    }
-
-    /// Refuses the last method added whenever `permission` does.
-    pub fn permission(mut self, permission: Permission) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.permission = Some(permission);
-        }
-        self
-    }
-
-    /// Logs the last method added at debug when it succeeds.
-    pub fn quiet(mut self) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.quiet = true;
-        }
-        self
-    }
-
-    /// Lets the last method added be called with any credentials, or none:
-    /// the dispatcher does not read them.
-    pub fn without_credentials(mut self) -> Self {
-        if let Some(endpoint) = self.endpoints.last_mut() {
-            endpoint.reads_credentials = false;
         }
         self
     }

@@ -3,13 +3,17 @@
 
 use rusqlite::Connection;
 
-/// Runs `read` in one read transaction of `conn`. The transaction ends
-/// whatever `read` answers, so the connection (a reader kept between
-/// requests) is never left holding an old snapshot.
+/// Runs `read` in one read transaction of `conn`: the one `conn` is in
+/// (a view's: `store/readers.rs`), or else one of its
+/// own, which ends whatever `read` answers, so the connection (a reader kept
+/// between requests) is never left holding an old snapshot.
 pub(crate) fn in_one_snapshot<T>(
     conn: &Connection,
     read: impl FnOnce() -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
+    if !conn.is_autocommit() {
+        return read();
+    }
     conn.prepare_cached("BEGIN")?.execute([])?;
     let outcome = read();
     // An interrupted statement has already rolled the transaction back.

@@ -16,6 +16,7 @@ use tokio::sync::{Mutex, Notify, Semaphore};
 
 mod backup;
 mod checkpoint;
+mod file;
 mod grouped;
 mod readers;
 mod transfer;
@@ -102,11 +103,11 @@ impl SqliteStore {
     /// file's mode) is readable by its owner only: it holds install tokens.
     /// Does not migrate.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
-        make_private(path).map_err(|source| OpenError::Private {
+        file::make_private(path).map_err(|source| OpenError::Private {
             path: path.to_owned(),
             source,
         })?;
-        enable_wal(path).map_err(|source| OpenError::Wal {
+        file::enable_wal(path).map_err(|source| OpenError::Wal {
             path: path.to_owned(),
             source,
         })?;
@@ -224,6 +225,7 @@ impl SqliteStore {
     /// The thread that writes heartbeats together, started on first use;
     /// `None` if it could not be started.
     pub(crate) fn heartbeat_writer(&self) -> Option<&HeartbeatWriter> {
+        self.readers.leave_view_here();
         self.heartbeats
             .get_or_init(|| HeartbeatWriter::start(self.pool.clone()).ok())
             .as_ref()
@@ -247,13 +249,15 @@ impl SqliteStore {
 
     /// Like [`run`](Self::run), for work that can fail with a domain outcome `E`
     /// (a duplicate, say) besides SQLite errors. Records how long the work
-    /// waited for its connection ([`POOL_WAIT`]).
+    /// waited for its connection ([`POOL_WAIT`]). Ends the view's read
+    /// transaction on this thread first, as every write does (`store/readers.rs`).
     pub(crate) async fn run_mapped<T, E, F>(&self, what: &'static str, work: F) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, Failure<E>> + Send + 'static,
     {
+        self.readers.leave_view_here();
         let asked = Instant::now();
         let _permit = self
             .permits
@@ -341,51 +345,6 @@ pub(crate) fn is_unique_violation(error: &rusqlite::Error, column: &str) -> bool
         rusqlite::Error::SqliteFailure(e, Some(message))
             if e.code == rusqlite::ErrorCode::ConstraintViolation && message.contains(column)
     )
-}
-
-/// Creates the database file with mode 0600 when it is missing, and sets
-/// 0600 on it and its `-wal` and `-shm` files when they exist.
-fn make_private(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)?;
-    for suffix in ["", "-wal", "-shm"] {
-        let mut file = path.as_os_str().to_owned();
-        file.push(suffix);
-        match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Switches the file to WAL mode (a lasting property of the file). Another
-/// process opening the same new file at the same moment can make this fail
-/// with SQLITE_BUSY without the busy handler ever running, so retry a while.
-fn enable_wal(path: &Path) -> rusqlite::Result<()> {
-    let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    let mut attempt = 0;
-    loop {
-        let mode = conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
-            row.get::<_, String>(0)
-        });
-        match mode {
-            Ok(_) => return Ok(()),
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy && attempt < 50 =>
-            {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 fn schema_version(conn: &Connection) -> i32 {

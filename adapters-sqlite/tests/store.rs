@@ -73,6 +73,61 @@ async fn tokens_and_console_sessions_are_stored_only_as_hashes() {
     }
 }
 
+// --- One view per request ----------------------------------------------------------
+
+/// The name of `serial` as a read through the store sees it.
+async fn name_of(store: &SqliteStore, owner: domain::AccountId, serial: &Serial) -> String {
+    let found = store.find_for(owner, serial).await.unwrap();
+    found.expect("the device").name.as_str().to_owned()
+}
+
+/// The reads of a view (a request's, `application::view`) see one commit,
+/// so another process's commit made meanwhile is not seen, until a write
+/// of the store's own, grouped or not, ends the view's snapshot.
+#[tokio::test]
+async fn a_views_reads_see_one_commit_until_the_store_writes() {
+    let f = fixture();
+    let serial = devices_with_reboots(&f.store, &[(1, "first")])
+        .await
+        .remove(0);
+    let ann = domain::EmailAddress::parse("ann@example.com").unwrap();
+    let owner = f.store.find_by_email(&ann).await.unwrap().expect("ann").id;
+    let by_the_cli = |name: &str| {
+        rusqlite::Connection::open(&f.path)
+            .unwrap()
+            .execute(
+                "UPDATE devices SET name = ?1 WHERE serial = ?2",
+                [name, serial.as_str()],
+            )
+            .unwrap();
+    };
+    application::view::in_one_view(async {
+        assert_eq!(name_of(&f.store, owner, &serial).await, "device-1");
+        by_the_cli("renamed");
+        assert_eq!(name_of(&f.store, owner, &serial).await, "device-1");
+        let second = command_id("second");
+        let reboot = f.store.queue_reboot(&serial, &second, t0(), t0(), None);
+        reboot.await.unwrap();
+        assert_eq!(
+            name_of(&f.store, owner, &serial).await,
+            "renamed",
+            "a grouped write"
+        );
+        by_the_cli("renamed again");
+        assert_eq!(name_of(&f.store, owner, &serial).await, "renamed");
+        let token = SecretHash::of("a-token");
+        f.store.issue(owner, &token, t0(), None).await.unwrap();
+        assert_eq!(
+            name_of(&f.store, owner, &serial).await,
+            "renamed again",
+            "a write"
+        );
+        by_the_cli("renamed once more");
+    })
+    .await;
+    assert_eq!(name_of(&f.store, owner, &serial).await, "renamed once more");
+}
+
 // --- Command outcomes, as stored ----------------------------------------------------
 
 /// The stored outcome of the command [`command_id`]`(id)`, read straight from the file.

@@ -7,6 +7,7 @@
 pub mod mail;
 pub mod ports;
 pub mod use_cases;
+pub mod view;
 
 pub use ports::{Ports, StoreError};
 pub use use_cases::{MailRetry, Registration, Requester, Services, Settings};

@@ -133,6 +133,7 @@ impl SqliteStore {
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&Connection) -> Result<T, Failure<E>> + Send + 'static,
     {
+        self.readers.leave_view_here();
         let writer = self.grouped.get_or_init(|| {
             GroupedWriter::start(self.pool.clone(), Arc::clone(&self.writers)).ok()
         });

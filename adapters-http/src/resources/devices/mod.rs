@@ -54,15 +54,19 @@ pub fn routes() -> Vec<Route> {
         list_route = list_route.parameter(parameter);
     }
     vec![
-        list_route.get("listDevices", "List the devices", listing::list),
+        list_route
+            .get("listDevices", "List the devices", listing::list)
+            .in_one_view(),
         device_route(
             "/devices/{serial}/",
             "Device Detail",
             "One device of the account. Its `name`, `description` and `tags` can be\nchanged (`tags` replaces the set; omitted, it is kept); deleting it ends its\nagent's credential.",
         )
         .get("getDevice", "Show a device", detail)
+        .in_one_view()
         .fails(&[404])
         .put("replaceDevice", "Replace a device's name, description and tags", replace)
+        .in_one_view()
         .request_example(DeviceReplacement(DeviceChanges {
             name: Some(DeviceName::parse(ex::DEVICE_NAME).expect("a valid name")),
             description: Some(example_description()),
@@ -70,6 +74,7 @@ pub fn routes() -> Vec<Route> {
         }))
         .fails(&[404])
         .patch("updateDevice", "Change a device's name, description or tags", change)
+        .in_one_view()
         .request_example(DeviceChange(DeviceChanges {
             name: None,
             description: Some(example_description()),
@@ -77,6 +82,7 @@ pub fn routes() -> Vec<Route> {
         }))
         .fails(&[404])
         .delete("deleteDevice", "Delete a device", delete)
+        .in_one_view()
         .fails(&[404]),
         device_route(
             "/devices/{serial}/commands/",
@@ -84,6 +90,7 @@ pub fn routes() -> Vec<Route> {
             "The device's 100 most recent commands, newest first, each with its\nstatus: pending, delivered, received, done, failed or lapsed.",
         )
         .get("listDeviceCommands", "List a device's commands", commands)
+        .in_one_view()
         .fails(&[404]),
         device_route(
             "/devices/{serial}/commands/{id}/",
@@ -92,6 +99,7 @@ pub fn routes() -> Vec<Route> {
         )
         .parameter(reboot::COMMAND_ID)
         .get("getDeviceCommand", "Show one of a device's commands", reboot::command)
+        .in_one_view()
         .fails(&[404]),
         device_route(
             "/devices/{serial}/ports/",
@@ -99,6 +107,7 @@ pub fn routes() -> Vec<Route> {
             "The ports the device's agent last reported as listening.",
         )
         .get("listDevicePorts", "List a device's listening ports", ports)
+        .in_one_view()
         .fails(&[404]),
         device_route(
             "/devices/{serial}/reboot/",
@@ -106,6 +115,7 @@ pub fn routes() -> Vec<Route> {
             "Dispatch a reboot signal to the device. No body needed. The answer names the\nreboot's command (a reboot already under way is not queued twice: its command\nis the one named), and `Location` gives the command's URL.",
         )
         .post("rebootDevice", "Reboot a device", reboot::reboot)
+        .in_one_view()
         .fails(&[404]),
     ]
 }
