@@ -70,7 +70,9 @@ await main(async (browser, track) => {
 
   begin("offline live, after the online window");
   const window = Number(env("DEVMGR_ONLINE_WINDOW")) * 1000;
-  await waitForText(page, /Offline/, "Kitchen Pi turns Offline live", window + 5_000 - (Date.now() - last),
+  // 15 s past the window: on a machine loaded by the whole suite (CI once:
+  // this script took 117 s), the live update took more than 5 s.
+  await waitForText(page, /Offline/, "Kitchen Pi turns Offline live", window + 15_000 - (Date.now() - last),
     () => row(page, "Kitchen Pi").innerText());
   const took = Date.now() - last;
   check(took >= window - 1_000, `Kitchen Pi turned Offline ${took} ms after its heartbeat, before the ${window} ms window ended`);
