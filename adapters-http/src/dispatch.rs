@@ -47,8 +47,7 @@ async fn serve(
     let Some(route) = route else {
         return redirect_to_slash(req);
     };
-    let method = req.method().clone();
-    let endpoint = route.endpoint(&method);
+    let endpoint = route.endpoint(req.method());
     req.extensions_mut().insert(ServedBy {
         route: route.pattern.into(),
         quiet: endpoint.is_some_and(|endpoint| endpoint.quiet),

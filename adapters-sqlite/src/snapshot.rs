@@ -86,4 +86,17 @@ mod tests {
         reader.progress_handler(1, None::<fn() -> bool>).unwrap();
         assert!(reader.is_autocommit());
     }
+
+    #[test]
+    fn inside_an_open_transaction_it_reads_in_that_one_and_leaves_it_open() {
+        let (_dir, reader, writer) = database();
+        reader.execute_batch("BEGIN").unwrap();
+        let before = count(&reader).unwrap();
+        writer.execute("INSERT INTO t VALUES (1)", []).unwrap();
+        let inside = in_one_snapshot(&reader, || count(&reader)).unwrap();
+        assert_eq!((before, inside), (0, 0), "the open transaction's commit");
+        assert!(!reader.is_autocommit(), "its owner ends it");
+        reader.execute_batch("COMMIT").unwrap();
+        assert_eq!(count(&reader).unwrap(), 1);
+    }
 }
