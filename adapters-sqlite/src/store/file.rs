@@ -49,3 +49,30 @@ pub(super) fn enable_wal(path: &Path) -> rusqlite::Result<()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    /// `.cargo/config.toml` builds the bundled SQLite without the page
+    /// cache's shared lock and without counting allocations.
+    #[test]
+    fn sqlite_is_built_without_process_wide_locks_on_reads() {
+        let conn = Connection::open_in_memory().unwrap();
+        let options: Vec<String> = conn
+            .prepare("PRAGMA compile_options")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+    }
+}
