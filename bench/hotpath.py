@@ -304,8 +304,8 @@ def panel(x0, y0, width, height, title, bars, peak, unit, goal=None):
             out.append(svg_text(x + bar / 2, y0 + height - h - 4, f"{value:,.0f}", 10))
         out.append(svg_text(x0 + group * (i + 0.5), y0 + height + 16, label, 11,
                             weight="bold"))
-        if note:
-            out.append(svg_text(x0 + group * (i + 0.5), y0 + height + 30, note, 10))
+        for k, line in enumerate(note.splitlines()):
+            out.append(svg_text(x0 + group * (i + 0.5), y0 + height + 30 + 12 * k, line, 10))
     if goal is not None:
         y = y0 + height - height * goal / maximum
         out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + width}" y2="{y:.1f}" '
@@ -318,10 +318,10 @@ def ratio_note(results, letter):
     """What a scenario's bars mean against its goal, under its letter."""
     ours = results[letter]["devmgr"]["rate"]
     if letter in GOALS:
-        return (f"{ours / results[letter]['limit']['rate']:.0%} of the limit "
+        return (f"{ours / results[letter]['limit']['rate']:.0%} of the limit\n"
                 f"(goal {GOALS[letter]:.0%})")
     if letter == "f":
-        return f"{ours / results['a']['devmgr']['rate']:.2f} \u00d7 a (goal 0.5)"
+        return f"{ours / results['a']['devmgr']['rate']:.2f} \u00d7 a\n(goal 0.5)"
     return ""
 
 
