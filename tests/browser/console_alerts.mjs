@@ -22,18 +22,6 @@ const link = (page, name) => page.getByRole("link", { name, exact: true });
 const field = (page, name) => page.getByRole("textbox", { name, exact: true });
 const select = (page, name) => page.getByRole("combobox", { name, exact: true });
 const notice = (page) => page.getByRole("status").first().innerText();
-
-/** Waits until `count` alerts of the device `serial` are open (API). */
-async function waitForOpenAlerts(token, serial, count, ms) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const page = await expectCall(200, "GET", "/alerts/?state=open&limit=100", { auth: `Token ${token}` });
-    const open = page.results.filter((alert) => alert.serial === serial).length;
-    if (open === count) return;
-    check(Date.now() < end, `${count} open alerts of ${serial} expected within ${ms} ms, ${open} still open`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 const monitorPath = /^\/console\/monitors\/[0-9a-f-]{36}\/$/;
 
 // The agents' heartbeats, every 400 ms, while their device is "up" (until
@@ -118,7 +106,10 @@ await main(async (browser, track) => {
   // window: the silence starts with none of the device's alerts open, so
   // that the one it opens appears on the page live.
   const openRows = row(page, `No heartbeat from "${silent.name}" since`).and(page.locator('[data-state="open"]'));
-  await waitForOpenAlerts(owner, silent.serial, 0, 30_000);
+  await waitForText(page, /^0$/, "none of the device's alerts open (API)", 30_000, async () => {
+    const open = await expectCall(200, "GET", "/alerts/?state=open&limit=100", { auth: `Token ${owner}` });
+    return String(open.results.filter((alert) => alert.serial === silent.serial).length);
+  });
   await openRows.first().waitFor({ state: "detached", timeout: 30_000 });
   up.delete(silent.name);
   await beating.get(silent.name);
