@@ -330,9 +330,12 @@ mod tests {
                             match n {
                                 // Refused by the domain after writing: undone.
                                 7 => Err(Failure::Outcome(StoreError::new("refused", "no"))),
-                                // A duplicate key: undone, the error reported.
+                                // A duplicate key (the first write's row,
+                                // committed before this group whatever
+                                // order the others queued in): undone, the
+                                // error reported.
                                 9 => conn
-                                    .execute("INSERT INTO t VALUES (1)", [])
+                                    .execute("INSERT INTO t VALUES (0)", [])
                                     .map(|_| vec![])
                                     .map_err(Failure::Sql),
                                 11 => panic!("a write that breaks off"),
