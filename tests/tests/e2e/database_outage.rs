@@ -55,6 +55,10 @@ const WARM_UP: Duration = Duration::from_secs(4);
 const CUT_FOR: Duration = Duration::from_secs(6);
 const BLACKHOLE_FOR: Duration = Duration::from_secs(6);
 const AFTER_RETURN: Duration = Duration::from_secs(8);
+/// How much longer than [`AFTER_RETURN`] the owners may need, after the
+/// second return, for a reboot answered 202: a command handed out again
+/// 15 s after an answer the blackhole lost, then carried out.
+const REDELIVERED_WITHIN: Duration = Duration::from_secs(12);
 /// How long to wait, at the end, for every command to be carried out: a
 /// command handed out while its answer was lost is handed out again 15 s
 /// later (docs/agent-protocol.md).
@@ -130,6 +134,7 @@ fn the_server_rides_out_a_database_outage() {
     let healed = Instant::now();
     proxy.restore();
     thread::sleep(AFTER_RETURN);
+    wait_for_a_reboot_after(&shared, healed);
     let end = Instant::now();
     shared.stop_owners.store(true, Ordering::SeqCst);
     for thread in clients {
@@ -553,6 +558,19 @@ fn run_owner(http: &Http, shared: &Shared, index: usize, serial: &str, token: &s
             }
         }
         thread::sleep(Duration::from_millis(if refused { 100 } else { 150 }));
+    }
+}
+
+/// Keeps the owners going (up to [`REDELIVERED_WITHIN`] more) until each
+/// device has had a reboot answered 202 since `healed`. An owner reboots only
+/// once the device's commands are all done, and a command handed out in the
+/// blackhole whose answer was lost stays delivered until it is handed out
+/// again 15 s later, longer than [`AFTER_RETURN`].
+fn wait_for_a_reboot_after(shared: &Shared, healed: Instant) {
+    let deadline = Instant::now() + REDELIVERED_WITHIN;
+    let rebooted = |index| shared.device(index).accepted.iter().any(|at| *at > healed);
+    while Instant::now() < deadline && !(0..DEVICES).all(rebooted) {
+        thread::sleep(Duration::from_millis(100));
     }
 }
 
