@@ -53,6 +53,7 @@ impl AuditNote {
             Some(link) => (link.id + 1, link.hash.clone()),
             None => (1, GENESIS_HASH.to_owned()),
         };
+        let detail = self.detail.to_json();
         let mut entry = AuditEntry {
             id,
             time: crate::time::format_api(self.origin.time),
@@ -61,13 +62,12 @@ impl AuditNote {
             action: self.action.as_str().to_owned(),
             target: self.target.as_str().to_owned(),
             ip: self.origin.ip.map(|ip| ip.to_string()),
-            detail: canonical(&self.detail.to_json()),
+            detail: canonical(&detail),
             previous_hash,
             hash: String::new(),
         };
-        entry.hash = entry
-            .computed_hash()
-            .expect("a sealed entry's detail is JSON");
+        // The detail as a value, not parsed back from the text just written.
+        entry.hash = hash_of(&entry.document(detail));
         entry
     }
 }
@@ -84,9 +84,8 @@ impl AuditEntry {
     /// The lowercase hex SHA-256 of the canonical JSON (RFC 8785) of the
     /// entry without `hash`; `None` when the stored `detail` is not JSON.
     pub fn computed_hash(&self) -> Option<String> {
-        serde_json::from_str::<Value>(&self.detail).ok()?;
-        let content = canonical(&self.unsealed());
-        Some(hex::encode(Sha256::digest(content.as_bytes())))
+        let detail = serde_json::from_str::<Value>(&self.detail).ok()?;
+        Some(hash_of(&self.document(detail)))
     }
 
     /// This entry's place in the chain.
@@ -100,6 +99,11 @@ impl AuditEntry {
     fn unsealed(&self) -> Value {
         let detail = serde_json::from_str::<Value>(&self.detail)
             .unwrap_or_else(|_| Value::String(self.detail.clone()));
+        self.document(detail)
+    }
+
+    /// The entry without `hash`, its detail given as a value.
+    fn document(&self, detail: Value) -> Value {
         json!({
             "id": self.id,
             "time": self.time,
@@ -111,6 +115,11 @@ impl AuditEntry {
             "previous_hash": self.previous_hash,
         })
     }
+}
+
+/// The lowercase hex SHA-256 of `document`'s canonical JSON.
+fn hash_of(document: &Value) -> String {
+    hex::encode(Sha256::digest(canonical(document).as_bytes()))
 }
 
 /// `value` as RFC 8785 canonical JSON: keys sorted, no white space, only
@@ -171,6 +180,7 @@ mod tests {
         );
         assert_eq!(entry.id, 42);
         assert_eq!(entry.hash, hex::encode(Sha256::digest(content.as_bytes())));
+        assert_eq!(entry.computed_hash().as_deref(), Some(entry.hash.as_str()));
     }
 
     #[test]

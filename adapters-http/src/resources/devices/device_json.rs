@@ -1,10 +1,13 @@
 //! A device as the API shows it: its fields written straight from the
-//! stored device, through serde or, for listings, by hand.
+//! stored device, by hand for the answers of devices and listings, through
+//! serde inside other answers (a selection's preview).
 
 use super::json::{DEVICE_FIELDS, DEVICE_SCHEMA};
+use crate::answer::{Answer, Json};
 use crate::description::examples::{self as ex, BASE_URL};
-use crate::description::{Described, ObjectSchema};
+use crate::description::{Described, ObjectSchema, Reply};
 use crate::json_text as text;
+use actix_web::{HttpRequest, HttpResponse};
 use application::use_cases::DeviceView;
 use domain::time::ApiTime;
 use domain::{AccountId, Amount, Device, DeviceDescription, DeviceName, Tag};
@@ -71,6 +74,25 @@ impl Serialize for DeviceJson {
         json.end()
     }
 }
+
+/// The answer of a device's detail and of its edits: the device written by
+/// hand as [`DeviceJson::write_json`] does for listings, the very bytes
+/// serde_json writes (a point read is the most frequent request).
+impl Answer for DeviceJson {
+    const REPLY: Reply = Json::<DeviceJson>::REPLY;
+
+    fn respond(self, _req: &HttpRequest) -> HttpResponse {
+        let mut body = Vec::with_capacity(ONE_DEVICE);
+        self.write_json(&mut body);
+        HttpResponse::Ok()
+            .content_type(actix_web::mime::APPLICATION_JSON)
+            .body(body)
+    }
+}
+
+/// Room for one device's JSON without growing (about 700 bytes with no tags
+/// and short texts).
+const ONE_DEVICE: usize = 1024;
 
 impl DeviceJson {
     /// Appends the device's JSON, the very bytes its [`Serialize`] writes

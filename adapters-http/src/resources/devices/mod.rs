@@ -198,14 +198,14 @@ async fn detail(
     user: User,
     SerialPath(serial): SerialPath,
     BaseUrl(base): BaseUrl,
-) -> Result<Json<DeviceJson>, ApiError> {
+) -> Result<DeviceJson, ApiError> {
     let view = state
         .app
         .devices
         .get(&user.account, &serial)
         .await?
         .ok_or(ApiError::NotFound)?;
-    Ok(Json(DeviceJson::new(view, &base)))
+    Ok(DeviceJson::new(view, &base))
 }
 
 /// `PUT /devices/{serial}/`.
@@ -215,7 +215,7 @@ async fn replace(
     path: SerialPath,
     base: BaseUrl,
     Valid(DeviceReplacement(changes)): Valid<DeviceReplacement>,
-) -> Result<Json<DeviceJson>, ApiError> {
+) -> Result<DeviceJson, ApiError> {
     update(&state, &user, path, base, changes).await
 }
 
@@ -226,7 +226,7 @@ async fn change(
     path: SerialPath,
     base: BaseUrl,
     Valid(DeviceChange(changes)): Valid<DeviceChange>,
-) -> Result<Json<DeviceJson>, ApiError> {
+) -> Result<DeviceJson, ApiError> {
     update(&state, &user, path, base, changes).await
 }
 
@@ -236,13 +236,13 @@ async fn update(
     SerialPath(serial): SerialPath,
     BaseUrl(base): BaseUrl,
     changes: DeviceChanges,
-) -> Result<Json<DeviceJson>, ApiError> {
+) -> Result<DeviceJson, ApiError> {
     let view = state
         .app
         .devices
         .update(user.requester(), &serial, changes)
         .await?;
-    Ok(Json(DeviceJson::new(view, &base)))
+    Ok(DeviceJson::new(view, &base))
 }
 
 /// `DELETE /devices/{serial}/`: the device and its agent credential end.
