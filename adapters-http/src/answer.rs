@@ -19,6 +19,14 @@ pub trait Answer {
     fn respond(self, req: &HttpRequest) -> HttpResponse;
 }
 
+/// A 200 answer whose JSON body was written by hand (the answers read most,
+/// where serde's machinery costs more than writing the fields).
+pub(crate) fn written_json(body: Vec<u8>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(actix_web::mime::APPLICATION_JSON)
+        .body(body)
+}
+
 /// The shape of a JSON body: one described object, or a list of them.
 pub trait JsonBody: Serialize {
     /// How the description shows it.

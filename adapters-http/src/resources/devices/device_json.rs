@@ -3,7 +3,7 @@
 //! serde inside other answers (a selection's preview).
 
 use super::json::{DEVICE_FIELDS, DEVICE_SCHEMA};
-use crate::answer::{Answer, Json};
+use crate::answer::{Answer, Json, written_json};
 use crate::description::examples::{self as ex, BASE_URL};
 use crate::description::{Described, ObjectSchema, Reply};
 use crate::json_text as text;
@@ -84,9 +84,7 @@ impl Answer for DeviceJson {
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
         let mut body = Vec::with_capacity(ONE_DEVICE);
         self.write_json(&mut body);
-        HttpResponse::Ok()
-            .content_type(actix_web::mime::APPLICATION_JSON)
-            .body(body)
+        written_json(body)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::device_json::DeviceJson;
 use super::json::DEVICE_FIELDS;
-use crate::answer::Answer;
+use crate::answer::{Answer, written_json};
 use crate::description::examples::BASE_URL;
 use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
 use crate::fields::{Field, FieldType};
@@ -79,9 +79,7 @@ impl Answer for DeviceListJson {
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
         let mut body = Vec::with_capacity(sized_for(self.devices().len()));
         self.write_json(&mut body);
-        HttpResponse::Ok()
-            .content_type(actix_web::mime::APPLICATION_JSON)
-            .body(body)
+        written_json(body)
     }
 }
 
