@@ -52,6 +52,11 @@ pub(crate) const BULK_WORK_TIMEOUT: Duration = Duration::from_secs(60);
 /// ([`outage::Reach`]): enough for a database that is back, short enough
 /// that a request never pays two full budgets.
 const SUSPECT_BUDGET: Duration = Duration::from_secs(1);
+/// How long a unit waits for a connection or an answer, with no answer to
+/// any unit meanwhile, before it asks the database whether it answers at
+/// all (a probe, [`PgStore::probe`]): our statements take milliseconds, and
+/// asking early leaves a loaded machine nearly the whole budget to answer.
+pub(super) const PROBE_AFTER: Duration = Duration::from_millis(100);
 /// The pause before a unit that PostgreSQL refused a new connection (it
 /// serves as many clients as it takes) asks the pool again.
 const FULL_PAUSE: Duration = Duration::from_millis(20);
@@ -176,8 +181,8 @@ impl PgStore {
     /// `devmgr_db_pool_wait_seconds`.
     ///
     /// A new connection that could not be opened in time while the database
-    /// answered other units, or a probe sent a quarter of the way in when
-    /// none did, is load, not an outage: the unit waits for a connection
+    /// answered other units, or a probe sent [`PROBE_AFTER`] in when none
+    /// did, is load, not an outage: the unit waits for a connection
     /// again, within its deadline. So is one that PostgreSQL
     /// refused because it serves as many clients as it takes
     /// (`max_connections`, or the role's or database's connection limit):
@@ -191,10 +196,10 @@ impl PgStore {
             let tried = Instant::now();
             let getting = timeout_at(deadline, self.pool.get());
             tokio::pin!(getting);
-            // A quarter of the way through the time a new connection may
-            // take, with no answer meanwhile: ask the database whether it
-            // answers at all.
-            let probe_at = tokio::time::sleep_until(tried + CREATE_TIMEOUT / 4);
+            // Soon, with no answer meanwhile: ask the database whether it
+            // answers at all, leaving the probe most of the time a new
+            // connection may take.
+            let probe_at = tokio::time::sleep_until(tried + PROBE_AFTER);
             tokio::pin!(probe_at);
             let mut probed = false;
             let got = loop {
