@@ -56,7 +56,12 @@ pub fn presented(req: &HttpRequest, scheme: Scheme) -> Result<Presented, ApiErro
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(Presented::Nothing);
     };
-    let text = String::from_utf8_lossy(value.as_bytes());
+    // Nearly always visible ASCII: read in place, without the lossy
+    // decoder's pass.
+    let text = match value.to_str() {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()),
+    };
     let mut parts = text.split_whitespace();
     match parts.next() {
         Some(keyword) if keyword.eq_ignore_ascii_case(scheme.keyword()) => {}

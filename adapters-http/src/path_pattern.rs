@@ -35,16 +35,23 @@ impl PathPattern {
 
     /// Whether `path` matches the pattern.
     pub(crate) fn matches(&self, path: &str) -> bool {
-        let mut given = path.split('/');
-        let fits = self
-            .segments
-            .iter()
-            .all(|wanted| match (wanted, given.next()) {
-                (Segment::Literal(literal), Some(got)) => got == *literal,
-                (Segment::Parameter(_), Some(got)) => !got.is_empty(),
-                (_, None) => false,
-            });
-        fits && given.next().is_none()
+        self.matches_split(&SplitPath::new(path))
+    }
+
+    /// Whether a path already cut at its slashes matches the pattern.
+    pub(crate) fn matches_split(&self, path: &SplitPath<'_>) -> bool {
+        let Some(given) = path.segments() else {
+            return false;
+        };
+        given.len() == self.segments.len()
+            && self
+                .segments
+                .iter()
+                .zip(given)
+                .all(|(wanted, got)| match wanted {
+                    Segment::Literal(literal) => got == literal,
+                    Segment::Parameter(_) => !got.is_empty(),
+                })
     }
 
     /// The parameters' names and their values in `path`, in order; `None`
@@ -90,6 +97,55 @@ impl PathPattern {
 #[cfg(test)]
 fn matches(pattern: &'static str, path: &str) -> Option<bool> {
     PathPattern::parse(pattern).map(|pattern| pattern.matches(path))
+}
+
+/// The most segments a path cut once ([`SplitPath`]) keeps: more than any
+/// route's pattern has, so a longer path matches none of them.
+const MOST_SEGMENTS: usize = 12;
+
+/// A request path cut at its slashes once, to be tried against every
+/// route's pattern (a request tries a few dozen) without cutting it again
+/// for each.
+pub(crate) struct SplitPath<'p> {
+    path: &'p str,
+    segments: [&'p str; MOST_SEGMENTS],
+    /// How many of `segments` the path has; `None` when it has more.
+    count: Option<usize>,
+}
+
+impl<'p> SplitPath<'p> {
+    /// `path` cut at its slashes.
+    pub(crate) fn new(path: &'p str) -> Self {
+        let mut segments = [""; MOST_SEGMENTS];
+        let mut count = Some(0);
+        for (index, segment) in path.split('/').enumerate() {
+            match segments.get_mut(index) {
+                Some(slot) => {
+                    *slot = segment;
+                    count = Some(index + 1);
+                }
+                None => {
+                    count = None;
+                    break;
+                }
+            }
+        }
+        Self {
+            path,
+            segments,
+            count,
+        }
+    }
+
+    /// The whole path.
+    pub(crate) fn path(&self) -> &'p str {
+        self.path
+    }
+
+    /// Its segments; `None` when it has more than any pattern.
+    fn segments(&self) -> Option<&[&'p str]> {
+        self.count.map(|count| &self.segments[..count])
+    }
 }
 
 /// A pattern's segment read: a literal or a parameter; `None` for a segment
@@ -149,7 +205,22 @@ mod tests {
         "/openapi.json",
         "/health/live/",
         "/metrics",
+        "/devices/a/b/c/d/e/f/g/h/i/j/k/l/m/",
     ];
+
+    #[test]
+    fn a_path_cut_once_keeps_more_segments_than_any_route_has() {
+        for route in route_table::all() {
+            let segments = route.pattern.split('/').count();
+            assert!(segments < super::MOST_SEGMENTS, "{}", route.pattern);
+        }
+        let long = "/a/b/c/d/e/f/g/h/i/j/k/l/";
+        assert_eq!(super::SplitPath::new(long).segments(), None);
+        assert_eq!(
+            super::SplitPath::new("/devices/x/").segments(),
+            Some(&["", "devices", "x", ""][..])
+        );
+    }
 
     #[test]
     fn every_route_matches_as_the_router_does() {

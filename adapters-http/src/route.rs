@@ -329,11 +329,12 @@ impl Route {
 
     /// Whether a request path is this route's: segment by segment
     /// ([`path_pattern`](crate::path_pattern)), or by the router's regular
-    /// expression for a pattern that needs one.
-    pub fn matches(&self, path: &str) -> bool {
+    /// expression for a pattern that needs one. The path comes cut at its
+    /// slashes, once for all the routes it is tried against.
+    pub(crate) fn matches(&self, path: &crate::path_pattern::SplitPath<'_>) -> bool {
         match &self.segments {
-            Some(segments) => segments.matches(path),
-            None => self.resource.is_match(path),
+            Some(segments) => segments.matches_split(path),
+            None => self.resource.is_match(path.path()),
         }
     }
 

@@ -48,7 +48,8 @@ pub fn all() -> &'static [Route] {
 
 /// Finds the route for a path.
 pub fn find(path: &str) -> Option<&'static Route> {
-    ROUTES.iter().find(|route| route.matches(path))
+    let path = crate::path_pattern::SplitPath::new(path);
+    ROUTES.iter().find(|route| route.matches(&path))
 }
 
 #[cfg(test)]
