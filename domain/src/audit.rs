@@ -9,6 +9,7 @@
 
 mod action;
 mod actor;
+mod canonical;
 mod entry;
 mod note;
 mod verify;

@@ -1,7 +1,7 @@
 //! An entry of the log as stored, and the hash that chains it.
 
 use super::AuditNote;
-use serde::Serialize;
+use super::canonical::canonical;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -120,18 +120,6 @@ impl AuditEntry {
 /// The lowercase hex SHA-256 of `document`'s canonical JSON.
 fn hash_of(document: &Value) -> String {
     hex::encode(Sha256::digest(canonical(document).as_bytes()))
-}
-
-/// `value` as RFC 8785 canonical JSON: keys sorted, no white space, only
-/// `"`, `\` and control characters escaped.
-fn canonical(value: &Value) -> String {
-    let mut out = Vec::new();
-    let mut serializer =
-        serde_json::Serializer::with_formatter(&mut out, canon_json::CanonicalFormatter::new());
-    value
-        .serialize(&mut serializer)
-        .expect("a JSON value serializes");
-    String::from_utf8(out).expect("JSON text is UTF-8")
 }
 
 #[cfg(test)]
