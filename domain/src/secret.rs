@@ -13,12 +13,7 @@ pub struct SecretHash(String);
 impl SecretHash {
     /// Hashes a secret as presented by a client.
     pub fn of(secret: &str) -> Self {
-        // Into a buffer: `hex::encode` collects its characters one by one,
-        // a cost every authenticated request paid.
-        let mut text = [0u8; 64];
-        hex::encode_to_slice(Sha256::digest(secret.as_bytes()), &mut text)
-            .expect("64 hex digits for 32 bytes");
-        Self(std::str::from_utf8(&text).expect("hex is ASCII").to_owned())
+        Self(sha256_hex(secret.as_bytes()))
     }
 
     /// Takes a hash read back from storage.
@@ -36,6 +31,15 @@ impl fmt::Debug for SecretHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SecretHash(..)")
     }
+}
+
+/// The SHA-256 of `bytes` in lowercase hex. Written into a buffer:
+/// `hex::encode` collects its characters one by one, a cost every
+/// authenticated request and every audit entry paid.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    let mut text = [0u8; 64];
+    hex::encode_to_slice(Sha256::digest(bytes), &mut text).expect("64 hex digits for 32 bytes");
+    std::str::from_utf8(&text).expect("hex is ASCII").to_owned()
 }
 
 /// An API token: 40 lowercase hex characters from 20 random bytes.

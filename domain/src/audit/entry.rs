@@ -3,7 +3,6 @@
 use super::AuditNote;
 use super::canonical::canonical;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 /// The `previous_hash` of the first entry: 64 zeros.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -119,7 +118,7 @@ impl AuditEntry {
 
 /// The lowercase hex SHA-256 of `document`'s canonical JSON.
 fn hash_of(document: &Value) -> String {
-    hex::encode(Sha256::digest(canonical(document).as_bytes()))
+    crate::secret::sha256_hex(canonical(document).as_bytes())
 }
 
 #[cfg(test)]
@@ -128,6 +127,7 @@ mod tests {
     use crate::audit::{Actor, AuditAction, AuditDetail, AuditTarget, Origin};
     use crate::{EmailAddress, Serial};
     use chrono::TimeZone;
+    use sha2::{Digest, Sha256};
 
     fn note() -> AuditNote {
         let email = EmailAddress::parse("ops@example.com").unwrap();
