@@ -21,7 +21,7 @@ pub trait Answer {
 
 /// A 200 answer whose JSON body was written by hand (the answers read most,
 /// where serde's machinery costs more than writing the fields).
-pub(crate) fn written_json(body: Vec<u8>) -> HttpResponse {
+pub(crate) fn written_json(body: impl actix_web::body::MessageBody + 'static) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(actix_web::mime::APPLICATION_JSON)
         .body(body)

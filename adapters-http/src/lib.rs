@@ -24,6 +24,7 @@ mod fields;
 mod fleet_reads;
 mod home;
 mod json_text;
+mod kept_listings;
 mod long_polls;
 mod mail_links;
 mod metrics;

@@ -25,6 +25,8 @@ pub struct HttpState {
     pub(crate) long_polls: Arc<dyn LongPollRegistry>,
     /// The latest read of each watched fleet, shared by console streams.
     pub(crate) fleet_reads: crate::fleet_reads::FleetReads,
+    /// Device listing answers kept between requests.
+    pub(crate) kept_listings: crate::kept_listings::KeptListings,
     /// Whether the client's address is the last `X-Forwarded-For` entry
     /// (`--trust-proxy`), for the audit log as for throttling.
     trust_proxy: bool,
@@ -44,6 +46,7 @@ impl HttpState {
             password_changes: None,
             long_polls: Arc::new(LongPolls::default()),
             fleet_reads: Default::default(),
+            kept_listings: Default::default(),
             trust_proxy: false,
             stopping: tokio::sync::watch::Sender::new(false),
         }

@@ -16,7 +16,7 @@ use crate::store::{Failure, SqliteStore, is_unique_violation};
 use application::StoreError;
 use application::ports::{
     CreateDeviceError, DeviceChanges, DevicePage, DeviceQuery, DeviceRepository, EnrolError,
-    Enrolment, Retagged,
+    Enrolment, FleetVersion, Retagged,
 };
 use async_trait::async_trait;
 use domain::secret::SecretHash;
@@ -109,6 +109,18 @@ impl DeviceRepository for SqliteStore {
         let query = query.clone();
         self.read("query devices", move |conn| {
             selection::query(conn, owner, &query)
+        })
+        .await
+    }
+
+    async fn fleet_version(&self, owner: AccountId) -> Result<Option<FleetVersion>, StoreError> {
+        self.read("read the fleet version", move |conn| {
+            let version = conn
+                .prepare_cached("SELECT version FROM fleet_versions WHERE account_id = ?1")?
+                .query_row([owner.0], |row| row.get(0))
+                .optional()?;
+            // No row: no device of the account has ever been stored.
+            Ok(Some(FleetVersion(version.unwrap_or(0))))
         })
         .await
     }

@@ -13,7 +13,9 @@
 //!   (a large listing, a search over many devices) is stopped and done again
 //!   on the blocking pool, like every write.
 //!
-//! Nothing is cached between requests. A read outside a view
+//! Nothing read here is kept between requests (a listing answer is kept
+//! only under the version the store reads afresh, docs/architecture.md,
+//! "Listing answers"). A read outside a view
 //! ([`application::view`]) is a transaction of its own; the reads of one
 //! view (a request's token, then its device) share one read transaction,
 //! begun at its first read and ended when the view ends, when the store

@@ -93,6 +93,12 @@ pub struct DevicePage {
     pub devices: Vec<Device>,
 }
 
+/// An account's fleet version: a number the store moves on whenever a
+/// change of the account's devices or of their tags is committed, by any
+/// process or statement; equal versions mean the same devices and tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FleetVersion(pub i64);
+
 /// What a bulk change of tags came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retagged {
@@ -149,6 +155,11 @@ pub trait DeviceRepository: Send + Sync {
     /// with their count, in one query (whatever the fleet's size; a window
     /// past the end may take a second one for the count).
     async fn query(&self, owner: AccountId, query: &DeviceQuery) -> Result<DevicePage, StoreError>;
+    /// The account's [`FleetVersion`] as of now (the last commit), or
+    /// `None` when this store keeps none, so that every listing is read
+    /// afresh. Read it before the devices it vouches for: devices read
+    /// after it are at least as new.
+    async fn fleet_version(&self, owner: AccountId) -> Result<Option<FleetVersion>, StoreError>;
     /// Every tag on at least one of the account's devices, by name, with
     /// how many carry it.
     async fn tag_counts(&self, owner: AccountId) -> Result<Vec<TagCount>, StoreError>;

@@ -303,11 +303,15 @@ impl Devices {
     }
 }
 
+mod relisting;
 mod selection;
+pub use relisting::{ListingStamp, Relisted};
 pub use selection::{DevicesPage, Listing, PREVIEW, RetagError};
 
 #[cfg(test)]
 mod reboot_tests;
+#[cfg(test)]
+mod relisting_tests;
 #[cfg(test)]
 mod selection_tests;
 #[cfg(test)]

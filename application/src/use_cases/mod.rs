@@ -28,7 +28,7 @@ pub use accounts::{
 pub use audit::{AUDIT_BATCH, Audit, DEVICE_ACTIVITY};
 pub use devices::{
     AddDeviceError, COMMAND_HISTORY, CommandView, DeviceSpec, DeviceView, Devices, DevicesPage,
-    Listing, PREVIEW, RebootError, RetagError, UpdateDeviceError,
+    Listing, ListingStamp, PREVIEW, RebootError, Relisted, RetagError, UpdateDeviceError,
 };
 pub use fleet::{Fleet, HeartbeatReply, InstallError, InstallRequest, Installed};
 pub use housekeeping::Housekeeping;

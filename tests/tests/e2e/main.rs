@@ -111,6 +111,7 @@ mod devices;
 mod fleet_bulk_tags;
 mod fleet_device_tags;
 mod fleet_listing;
+mod fleet_listing_kept;
 mod fleet_listing_pages;
 mod fleet_select;
 mod fleet_select_routes;

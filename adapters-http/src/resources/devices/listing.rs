@@ -8,11 +8,12 @@ use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Query, User};
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected, SearchFilter};
+use crate::kept_listings::{AnswerKey, KeptAnswer};
 use crate::state::HttpState;
 use actix_web::HttpRequest;
 use actix_web::web::Data;
 use application::ports::Window;
-use application::use_cases::Listing;
+use application::use_cases::{DeviceView, Listing, Relisted};
 use domain::{Criteria, DeviceOrdering, MachineType, Selector};
 use serde_json::json;
 use std::sync::Arc;
@@ -136,7 +137,8 @@ impl FromForm for DeviceListQuery {
 }
 
 /// `GET /devices/`: every matching device as an array, or a page of them
-/// when the query has `limit`.
+/// when the query has `limit`. An answer the application stamps is kept,
+/// and sent again while the application finds its listing unchanged.
 pub(super) async fn list(
     state: Data<HttpState>,
     user: User,
@@ -144,28 +146,62 @@ pub(super) async fn list(
     BaseUrl(base): BaseUrl,
     Query(query): Query<DeviceListQuery>,
 ) -> Result<DeviceListJson, ApiError> {
-    let page = match query.criteria {
-        Some(criteria) => {
-            let listing = Listing {
-                selector: Selector::filtering(criteria),
-                ordering: query.ordering,
-                window: query.window,
-            };
-            let page = state.app.devices.query(&user.account, listing).await?;
-            (page.count, page.views)
-        }
-        None => (0, Vec::new()),
+    let Some(criteria) = query.criteria else {
+        return Ok(answer(&base, &req, query.window, 0, Vec::new()));
     };
-    let (count, views) = page;
-    let shared: Arc<str> = Arc::from(base.as_str());
+    let listing = Listing {
+        selector: Selector::filtering(criteria),
+        ordering: query.ordering,
+        window: query.window,
+    };
+    let key = AnswerKey::of(user.account.id, &base, &req);
+    let kept = state
+        .kept_listings
+        .get(&key)
+        .map(|kept| (kept.stamp, kept.body));
+    let relisted = state
+        .app
+        .devices
+        .query_since(&user.account, listing, kept)
+        .await?;
+    Ok(match relisted {
+        Relisted::Unchanged(body) => DeviceListJson::Written(body),
+        Relisted::Read { page, stamp } => {
+            let answer = answer(&base, &req, query.window, page.count, page.views);
+            match stamp {
+                None => answer,
+                Some(stamp) => {
+                    let body = answer.into_bytes();
+                    let kept = KeptAnswer {
+                        stamp,
+                        body: body.clone(),
+                    };
+                    state.kept_listings.keep(key, kept);
+                    DeviceListJson::Written(body)
+                }
+            }
+        }
+    })
+}
+
+/// The answer listing `views` of the `count` selected, paged when the
+/// query had a window.
+fn answer(
+    base: &str,
+    req: &HttpRequest,
+    window: Option<Window>,
+    count: u64,
+    views: Vec<DeviceView>,
+) -> DeviceListJson {
+    let shared: Arc<str> = Arc::from(base);
     let devices = views
         .into_iter()
         .map(|view| DeviceJson::under(view, Arc::clone(&shared)))
         .collect();
-    Ok(match query.window {
+    match window {
         None => DeviceListJson::All(devices),
         Some(window) => {
-            let (next, previous) = page_links(&base, &req, window, count);
+            let (next, previous) = page_links(base, req, window, count);
             DeviceListJson::Page(DevicePageJson {
                 count,
                 next,
@@ -173,5 +209,5 @@ pub(super) async fn list(
                 results: devices,
             })
         }
-    })
+    }
 }

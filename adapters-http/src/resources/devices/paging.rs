@@ -8,6 +8,7 @@ use crate::description::examples::BASE_URL;
 use crate::description::{AnswerObject, Described, ObjectSchema, Reply, ReplyBody};
 use crate::fields::{Field, FieldType};
 use crate::json_text as text;
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
 use application::ports::Window;
 use serde::Serialize;
@@ -64,6 +65,8 @@ pub enum DeviceListJson {
     All(Vec<DeviceJson>),
     /// With `limit`.
     Page(DevicePageJson),
+    /// Either, already written.
+    Written(Bytes),
 }
 
 impl Answer for DeviceListJson {
@@ -77,18 +80,25 @@ impl Answer for DeviceListJson {
     };
 
     fn respond(self, _req: &HttpRequest) -> HttpResponse {
-        let mut body = Vec::with_capacity(sized_for(self.devices().len()));
-        self.write_json(&mut body);
-        written_json(body)
+        written_json(self.into_bytes())
     }
 }
 
 impl DeviceListJson {
-    /// The devices of the answer, paged or not.
-    fn devices(&self) -> &[DeviceJson] {
+    /// The answer's JSON.
+    pub(super) fn into_bytes(self) -> Bytes {
+        let devices = match &self {
+            Self::Written(_) => 0,
+            Self::All(devices) => devices.len(),
+            Self::Page(page) => page.results.len(),
+        };
         match self {
-            Self::All(devices) => devices,
-            Self::Page(page) => &page.results,
+            Self::Written(body) => body,
+            answer => {
+                let mut body = Vec::with_capacity(sized_for(devices));
+                answer.write_json(&mut body);
+                body.into()
+            }
         }
     }
 
@@ -106,6 +116,7 @@ impl DeviceListJson {
             out.push(b']');
         };
         match self {
+            Self::Written(body) => out.extend_from_slice(body),
             Self::All(devices) => write_all(out, devices),
             Self::Page(page) => {
                 out.extend_from_slice(b"{\"count\":");

@@ -5,7 +5,7 @@
 use super::super::Requester;
 use super::{DeviceView, Devices};
 use crate::ports::{DeviceQuery, Retagged, StoreError, Window};
-use domain::{Account, DeviceOrdering, Selector, TagChange, TagCount};
+use domain::{Account, DeviceOrdering, Selector, TagChange, TagCount, Timestamp};
 use thiserror::Error;
 
 /// How many devices a selection's preview shows.
@@ -50,7 +50,16 @@ impl Devices {
         owner: &Account,
         listing: Listing,
     ) -> Result<DevicesPage, StoreError> {
-        let now = self.clock.now();
+        self.query_at(owner, listing, self.clock.now()).await
+    }
+
+    /// [`query`](Self::query), online as of `now`.
+    pub(super) async fn query_at(
+        &self,
+        owner: &Account,
+        listing: Listing,
+        now: Timestamp,
+    ) -> Result<DevicesPage, StoreError> {
         let query = DeviceQuery {
             selector: listing.selector,
             ordering: listing.ordering,

@@ -21,6 +21,7 @@ pub mod device_retags;
 pub mod device_tags;
 pub mod devices;
 pub mod fleet_signals;
+pub mod fleet_versions;
 pub mod jobs_lifecycle;
 pub mod jobs_owners;
 pub mod jobs_races;
@@ -192,6 +193,9 @@ macro_rules! suite {
                 an_announcement_for_another_account_does_not_wake,
                 an_announcement_is_heard_once_and_only_by_earlier_watchers,
                 a_watch_times_out_when_nothing_is_announced,
+            }
+            fleet_versions {
+                every_change_of_an_accounts_devices_moves_its_version,
             }
             jobs_lifecycle {
                 a_running_job_gets_its_targets_in_list_order_and_waves,
