@@ -21,6 +21,11 @@ no authentication. In one run the script:
    on devmgr and on the limit server, then on devmgr only:
      e  POST /auth/ with `--login-connections` (8) connections (Argon2id)
      f  a again while e runs at the same time (two wrk processes)
+   and last, on both servers again:
+     g  b with a query of its own on every request (`fresh=<thread>-<n>`,
+        which both ignore), so devmgr never finds a listing answer kept
+        and reads every one afresh (docs/architecture.md, "Listing answers")
+     h  d the same way
 4. samples devmgr's VmRSS in /proc/PID/status every 50 ms during each
    scenario and keeps the peak (and prints VmHWM at the end), and reads each
    server's CPU time (/proc/PID/stat) before and after each wrk run: the CPU
@@ -64,7 +69,7 @@ from routes import Route, call, ensure_wrk, lua_script, run_wrk, smoke  # noqa: 
 ROOT = routes.ROOT
 PASSWORD = "bench-correct-horse-42"
 SMALL, BIG = "bench@example.com", "big@example.com"
-SCENARIOS = ["a", "b", "c", "d", "e", "f"]
+SCENARIOS = ["a", "b", "c", "d", "e", "f", "g", "h"]
 TITLES = {
     "a": "GET /devices/{serial}/",
     "b": "GET /devices/ (10 devices)",
@@ -72,7 +77,12 @@ TITLES = {
     "d": "GET /devices/ (1,000 devices)",  # --big changes the number
     "e": "POST /auth/ (8 connections)",
     "f": "a during logins (e at once)",
+    "g": "b read afresh (a new query each time)",
+    "h": "d read afresh (a new query each time)",
 }
+# Scenarios whose every request has a query of its own (`fresh=<thread>-<n>`,
+# which both servers ignore), so devmgr never finds a listing answer kept.
+AFRESH = {"g": "b", "h": "d"}
 RSS_GOAL_MB = 64
 
 
@@ -129,6 +139,10 @@ def scenario_routes(small, serials, big, limit):
         "d": Route("d", "GET", [("/devices/?set=big" if limit else "/devices/", None,
                                  big_user)], 200),
     }
+    for letter, kept in AFRESH.items():
+        path, body, authorization = found[kept].targets[0]
+        fresh = path + ("&" if "?" in path else "?") + "fresh={n}"
+        found[letter] = Route(letter, "GET", [(fresh, body, authorization)], 200)
     if not limit:
         found["e"] = Route("e", "POST", [("/auth/", login, None)], 201)
     return found
@@ -267,6 +281,11 @@ def print_table(results, hwm_mb):
             print(f"| {letter} {TITLES[letter]} | {fmt(ours)} | {fmt(row['limit'])} | "
                   f"{ratio:.0%} | >= {GOALS[letter]:.0%}: {mark} | "
                   f"{ours['cpu_us']:.1f} / {row['limit']['cpu_us']:.1f} |")
+        elif letter in AFRESH:
+            ratio = ours["rate"] / row["limit"]["rate"]
+            print(f"| {letter} {TITLES[letter]} | {fmt(ours)} | {fmt(row['limit'])} | "
+                  f"{ratio:.0%} | none: {AFRESH[letter]}'s cost without a kept answer | "
+                  f"{ours['cpu_us']:.1f} / {row['limit']['cpu_us']:.1f} |")
         elif letter == "e":
             print(f"| {letter} {TITLES[letter]} | {fmt(ours)} | — | — | just req/s | "
                   f"{ours['cpu_us']:,.0f} / — |")
@@ -345,6 +364,9 @@ def ratio_note(results, letter):
                 f"(goal {GOALS[letter]:.0%})")
     if letter == "f":
         return f"{ours / results['a']['devmgr']['rate']:.2f} \u00d7 a\n(goal 0.5)"
+    if letter in AFRESH:
+        return (f"{ours / results[letter]['limit']['rate']:.0%} of the limit\n"
+                f"(no goal)")
     return ""
 
 
@@ -358,7 +380,7 @@ def write_svg(path, results, seconds):
     top = max(v for _, _, values in bars for v, _ in values)
     rss = [(letter, "", [(results[letter]["rss_mb"], devmgr_colour)]) for letter in SCENARIOS]
     rss_top = max(RSS_GOAL_MB, max(v for _, _, ((v, _),) in rss))
-    width, height = 900, 720
+    width, height = 900, 740
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
@@ -372,10 +394,10 @@ def write_svg(path, results, seconds):
             f'<rect x="180" y="{legend_y}" width="14" height="14" fill="{limit_colour}"/>',
             svg_text(200, legend_y + 12, "bare actix-web, same bytes from memory", 12,
                      "start")]
-    keys = "   ".join(f"{k}: {TITLES[k]}" for k in SCENARIOS[:3])
-    keys2 = "   ".join(f"{k}: {TITLES[k]}" for k in SCENARIOS[3:])
-    out += [svg_text(90, legend_y + 34, keys, 11, "start"),
-            svg_text(90, legend_y + 50, keys2, 11, "start"), "</svg>"]
+    for line, first in enumerate(range(0, len(SCENARIOS), 3)):
+        keys = "   ".join(f"{k}: {TITLES[k]}" for k in SCENARIOS[first:first + 3])
+        out.append(svg_text(90, legend_y + 34 + 16 * line, keys, 11, "start"))
+    out.append("</svg>")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -114,7 +114,8 @@ function request()
     body = string.gsub(body, "{n}", tostring(counter))
   end
   wrk.headers["Authorization"] = target[3]
-  return wrk.format(method, target[1], nil, body)
+  local path = string.gsub(target[1], "{n}", tostring(start or 0) .. "-" .. tostring(counter))
+  return wrk.format(method, path, nil, body)
 end
 
 function done(summary, latency, requests)
@@ -328,6 +329,7 @@ def routes(token, serials, device_tokens):
 def smoke(base, route):
     """One request through Python first: the route must answer its 2xx."""
     path, body, authorization = route.targets[0]
+    path = path.replace("{n}", "0")
     headers = {"Authorization": authorization}
     if body is not None:
         body = body.replace("{n}", "0").encode()

@@ -15,13 +15,14 @@ use domain::AccountId;
 use quick_cache::sync::Cache;
 use quick_cache::{OptionsBuilder, Weighter};
 
-/// The bytes all kept answers may take together.
-const CAPACITY: u64 = 8 << 20;
+/// The bytes all kept answers may take together (the server's memory
+/// grows by up to this much when listings are many and large).
+const CAPACITY: u64 = 4 << 20;
 /// The largest answer kept: about 1,500 devices.
 pub(crate) const LARGEST: usize = 1 << 20;
-/// The cache's shards; each holds a quarter of [`CAPACITY`], more than
-/// [`LARGEST`].
-const SHARDS: usize = 4;
+/// The cache's shards; each holds half of [`CAPACITY`], room for an answer
+/// of [`LARGEST`] bytes.
+const SHARDS: usize = 2;
 
 /// What an answer is kept under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -96,5 +97,58 @@ impl KeptListings {
         if answer.body.len() <= LARGEST {
             self.answers.insert(key, answer);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use application::ports::FleetVersion;
+
+    fn key(account: i64, url: &str) -> AnswerKey {
+        AnswerKey {
+            account: AccountId(account),
+            url: url.into(),
+        }
+    }
+
+    fn answer(bytes: usize) -> KeptAnswer {
+        KeptAnswer {
+            stamp: ListingStamp::for_tests(FleetVersion(1), chrono::Utc::now()),
+            body: Bytes::from(vec![b' '; bytes]),
+        }
+    }
+
+    #[test]
+    fn answers_up_to_the_largest_are_kept_under_their_account_and_url() {
+        let kept = KeptListings::default();
+        kept.keep(key(1, "http://h/devices/?"), answer(LARGEST));
+        kept.keep(key(1, "http://h/devices/?limit=5"), answer(LARGEST + 1));
+        let found = kept
+            .get(&key(1, "http://h/devices/?"))
+            .map(|a| a.body.len());
+        assert_eq!(found, Some(LARGEST));
+        assert!(
+            kept.get(&key(2, "http://h/devices/?")).is_none(),
+            "another account's"
+        );
+        assert!(
+            kept.get(&key(1, "http://h/devices/?limit=5")).is_none(),
+            "too large"
+        );
+    }
+
+    #[test]
+    fn the_answers_kept_never_take_more_than_the_capacity() {
+        let kept = KeptListings::default();
+        for n in 0..64 {
+            kept.keep(key(1, &format!("http://h/devices/?n={n}")), answer(700_000));
+        }
+        let held: u64 = (0..64)
+            .filter_map(|n| kept.get(&key(1, &format!("http://h/devices/?n={n}"))))
+            .map(|answer| answer.body.len() as u64)
+            .sum();
+        assert!(held > 0, "the latest are kept");
+        assert!(held <= CAPACITY, "{held} bytes kept");
     }
 }

@@ -26,6 +26,17 @@ pub struct ListingStamp {
 }
 
 impl ListingStamp {
+    /// A stamp at `version`, read at `read_at`, with no device online: for
+    /// the tests of adapters that keep stamps.
+    #[cfg(any(test, feature = "mocks"))]
+    pub fn for_tests(version: FleetVersion, read_at: Timestamp) -> Self {
+        Self {
+            version,
+            read_at,
+            changes_at: None,
+        }
+    }
+
     /// Whether the listing, read at `version` at the time `now`, answers as
     /// it did: same version, and the time neither before the stamp (a clock
     /// set back) nor at a device's going offline.
