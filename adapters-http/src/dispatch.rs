@@ -14,6 +14,7 @@ use crate::observe::ServedBy;
 use crate::route::Endpoint;
 use crate::route_table::{self, Route};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::HeaderMap;
 use actix_web::http::{Method, header};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use futures_util::FutureExt;
@@ -26,6 +27,12 @@ pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse,
     let route = route_table::find(req.path());
     if let Some(route) = route {
         route.capture(req.match_info_mut());
+        if route
+            .endpoint(req.method())
+            .is_some_and(|endpoint| endpoint.waits)
+        {
+            fit_headers(req.headers_mut());
+        }
     }
     let (http_request, payload) = req.into_parts();
     let response = match AssertUnwindSafe(serve(&http_request, payload, route))
@@ -37,6 +44,19 @@ pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse,
         Err(_) => ApiError::Internal("handler panicked".into()).error_response(),
     };
     Ok(ServiceResponse::new(http_request, response))
+}
+
+/// Moves the headers into a map of their own size. Every request's map is
+/// made for 16 headers (about 6.6 KB), which a request that waits long would
+/// hold all along: an agent's poll sends about six (`docs/performance.md`,
+/// "100,000 connected devices").
+fn fit_headers(headers: &mut HeaderMap) {
+    let sent = std::mem::take(headers);
+    let mut fitted = HeaderMap::with_capacity(sent.len_keys());
+    for (name, value) in sent {
+        fitted.append(name, value);
+    }
+    *headers = fitted;
 }
 
 async fn serve(
@@ -144,4 +164,44 @@ fn options(route: &Route) -> HttpResponse {
             "parses": PARSES,
             "actions": actions,
         }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::header::{HeaderName, HeaderValue};
+
+    #[test]
+    fn fitted_headers_keep_every_value_in_a_smaller_map() {
+        let mut headers = HeaderMap::with_capacity(16);
+        let sent = [
+            ("host", "devmgr"),
+            ("authorization", "Device abc"),
+            ("accept", "*/*"),
+            ("x-forwarded-for", "10.0.0.1"),
+            ("x-forwarded-for", "10.0.0.2"),
+        ];
+        for (name, value) in sent {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        let before = headers.capacity();
+        fit_headers(&mut headers);
+        assert!(
+            headers.capacity() < before,
+            "{} of {before}",
+            headers.capacity()
+        );
+        assert_eq!(headers.len(), 5);
+        for (name, value) in sent {
+            assert!(
+                headers.get_all(name).any(|v| v == value),
+                "{name}: {value} kept"
+            );
+        }
+        let forwarded: Vec<_> = headers.get_all("x-forwarded-for").collect();
+        assert_eq!(forwarded, ["10.0.0.1", "10.0.0.2"], "in their order");
+    }
 }

@@ -45,6 +45,9 @@ pub struct Endpoint {
     /// Whether its reads, the credentials' included, share one view of the
     /// store ([`application::view`]).
     pub one_view: bool,
+    /// Whether it can wait long for its answer (the long poll): its request
+    /// is kept small while it waits.
+    pub waits: bool,
     /// Answers other than success and the common failures, with the schema
     /// and the body the document shows for each (a probe's 503, closed
     /// registration's 403).
@@ -128,6 +131,7 @@ impl Endpoint {
             quiet: false,
             reads_credentials: true,
             one_view: false,
+            waits: false,
             failure_examples: Vec::new(),
             summary,
             reply: A::REPLY,

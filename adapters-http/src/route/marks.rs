@@ -1,6 +1,6 @@
 //! What the dispatcher does around a route's method besides calling it:
 //! rate limits, permissions, its log level, credentials, one view of the
-//! store.
+//! store, a long wait.
 
 use super::{Permission, Route};
 
@@ -34,6 +34,16 @@ impl Route {
     pub fn without_credentials(mut self) -> Self {
         if let Some(endpoint) = self.endpoints.last_mut() {
             endpoint.reads_credentials = false;
+        }
+        self
+    }
+
+    /// Marks the last method added as one that waits long for its answer
+    /// (a long poll): the dispatcher keeps its request's headers in a map
+    /// of their own size, not the one made for any request, while it waits.
+    pub fn waits(mut self) -> Self {
+        if let Some(endpoint) = self.endpoints.last_mut() {
+            endpoint.waits = true;
         }
         self
     }

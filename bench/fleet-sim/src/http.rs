@@ -43,8 +43,12 @@ impl Conn {
         auth: &str,
         body: Option<&[u8]>,
     ) -> io::Result<Response> {
-        let mut head = String::with_capacity(160);
-        let _ = write!(head, "{method} {path} HTTP/1.1\r\nHost: devmgr\r\n");
+        let mut head = String::with_capacity(200);
+        // The headers devmgr's agent sends (its HTTP client's defaults).
+        let _ = write!(
+            head,
+            "{method} {path} HTTP/1.1\r\nHost: devmgr\r\nUser-Agent: devmgr-fleet-sim\r\nAccept: */*\r\n"
+        );
         if !auth.is_empty() {
             let _ = write!(head, "Authorization: {auth}\r\n");
         }

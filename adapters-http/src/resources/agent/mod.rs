@@ -91,6 +91,7 @@ pub fn routes() -> Vec<Route> {
         )
         .get("pollCommands", "Wait for the device's commands", commands)
         .quiet()
+        .waits()
         .parameter(WAIT_PARAMETER)
         .fails(&[400]),
         Route::new(
