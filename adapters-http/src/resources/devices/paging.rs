@@ -85,52 +85,44 @@ impl Answer for DeviceListJson {
 }
 
 impl DeviceListJson {
-    /// The answer's JSON.
+    /// The answer's JSON: what serde_json writes for the array or the page,
+    /// each device by [`DeviceJson::write_json`].
     pub(super) fn into_bytes(self) -> Bytes {
-        let devices = match &self {
-            Self::Written(_) => 0,
-            Self::All(devices) => devices.len(),
-            Self::Page(page) => page.results.len(),
-        };
-        match self {
-            Self::Written(body) => body,
-            answer => {
-                let mut body = Vec::with_capacity(sized_for(devices));
-                answer.write_json(&mut body);
-                body.into()
+        let body = match self {
+            Self::Written(body) => return body,
+            Self::All(devices) => {
+                let mut out = Vec::with_capacity(sized_for(devices.len()));
+                write_array(&mut out, &devices);
+                out
             }
-        }
-    }
-
-    /// Appends the answer's JSON: what serde_json writes for the array or
-    /// the page, each device by [`DeviceJson::write_json`].
-    fn write_json(&self, out: &mut Vec<u8>) {
-        let write_all = |out: &mut Vec<u8>, devices: &[DeviceJson]| {
-            out.push(b'[');
-            for (i, device) in devices.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                device.write_json(out);
-            }
-            out.push(b']');
-        };
-        match self {
-            Self::Written(body) => out.extend_from_slice(body),
-            Self::All(devices) => write_all(out, devices),
             Self::Page(page) => {
+                let mut out = Vec::with_capacity(sized_for(page.results.len()));
                 out.extend_from_slice(b"{\"count\":");
-                text::push_integer(out, page.count);
+                text::push_integer(&mut out, page.count);
                 out.extend_from_slice(b",\"next\":");
-                text::push_optional_string(out, page.next.as_deref());
+                text::push_optional_string(&mut out, page.next.as_deref());
                 out.extend_from_slice(b",\"previous\":");
-                text::push_optional_string(out, page.previous.as_deref());
+                text::push_optional_string(&mut out, page.previous.as_deref());
                 out.extend_from_slice(b",\"results\":");
-                write_all(out, &page.results);
+                write_array(&mut out, &page.results);
                 out.push(b'}');
+                out
             }
-        }
+        };
+        body.into()
     }
+}
+
+/// Appends the devices as a JSON array.
+fn write_array(out: &mut Vec<u8>, devices: &[DeviceJson]) {
+    out.push(b'[');
+    for (i, device) in devices.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        device.write_json(out);
+    }
+    out.push(b']');
 }
 
 /// Room for the JSON of `devices` devices: about 700 bytes each with the
@@ -228,8 +220,7 @@ mod tests {
     fn lists_and_pages_are_written_as_serde_json_writes_them() {
         let page = DevicePageJson::example();
         let devices = vec![DeviceJson::example(), DeviceJson::example()];
-        let mut written = Vec::new();
-        DeviceListJson::All(devices.clone()).write_json(&mut written);
+        let written = DeviceListJson::All(devices.clone()).into_bytes();
         assert_eq!(written, serde_json::to_vec(&devices).unwrap());
         for page in [
             page.clone(),
@@ -240,10 +231,8 @@ mod tests {
                 ..page
             },
         ] {
-            let mut written = Vec::new();
             let expected = serde_json::to_vec(&page).unwrap();
-            DeviceListJson::Page(page).write_json(&mut written);
-            assert_eq!(written, expected);
+            assert_eq!(DeviceListJson::Page(page).into_bytes(), expected);
         }
     }
 
