@@ -48,7 +48,7 @@ pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse,
 
 /// Moves the headers into a map of their own size. Every request's map is
 /// made for 16 headers (about 6.6 KB), which a request that waits long would
-/// hold all along: an agent's poll sends about six (`docs/performance.md`,
+/// hold all along: an agent sends four (`docs/performance.md`,
 /// "100,000 connected devices").
 fn fit_headers(headers: &mut HeaderMap) {
     let sent = std::mem::take(headers);
