@@ -24,18 +24,15 @@ use std::panic::AssertUnwindSafe;
 /// Serves one request; tells the request log ([`crate::observe`]) which
 /// route served it.
 pub(crate) async fn dispatch(mut req: ServiceRequest) -> Result<ServiceResponse, actix_web::Error> {
-    let route = route_table::find(req.path());
-    if let Some(route) = route {
+    let found = route_table::find(req.path()).map(|route| (route, route.endpoint(req.method())));
+    if let Some((route, endpoint)) = found {
         route.capture(req.match_info_mut());
-        if route
-            .endpoint(req.method())
-            .is_some_and(|endpoint| endpoint.waits)
-        {
+        if endpoint.is_some_and(|endpoint| endpoint.waits) {
             fit_headers(req.headers_mut());
         }
     }
     let (http_request, payload) = req.into_parts();
-    let response = match AssertUnwindSafe(serve(&http_request, payload, route))
+    let response = match AssertUnwindSafe(serve(&http_request, payload, found))
         .catch_unwind()
         .await
     {
@@ -59,15 +56,16 @@ fn fit_headers(headers: &mut HeaderMap) {
     *headers = fitted;
 }
 
+/// Serves the request with its route and the route's endpoint for its
+/// method, when found.
 async fn serve(
     req: &HttpRequest,
     payload: actix_web::dev::Payload,
-    route: Option<&'static Route>,
+    found: Option<(&'static Route, Option<&'static Endpoint>)>,
 ) -> Result<HttpResponse, ApiError> {
-    let Some(route) = route else {
+    let Some((route, endpoint)) = found else {
         return redirect_to_slash(req);
     };
-    let endpoint = route.endpoint(req.method());
     req.extensions_mut().insert(ServedBy {
         route: route.pattern.into(),
         quiet: endpoint.is_some_and(|endpoint| endpoint.quiet),
