@@ -123,6 +123,27 @@ impl Form {
         Err(self.nested(field, nested))
     }
 
+    /// A required selector, with the JSON a job or a monitor shows for it:
+    /// the known keys sent, with their validated values (`"all": false`
+    /// beside criteria kept as sent).
+    pub fn shown_selector(&mut self, field: &Field) -> Result<(Selector, String), Rejected> {
+        let present = Field {
+            required: false,
+            ..*field
+        };
+        let sent_all = match self.raw(&present) {
+            Some(Value::Object(mut object)) => object.remove(ALL.name),
+            _ => None,
+        };
+        let selector = self.selector(field)?;
+        let mut shown = selector_json(&selector);
+        if let (Value::Object(keys), Some(_), Some(_)) = (&mut shown, sent_all, selector.criteria())
+        {
+            keys.insert(ALL.name.to_owned(), Value::Bool(false));
+        }
+        Ok((selector, shown.to_string()))
+    }
+
     /// Reads every key of a selector object, then how they combine.
     fn selector_keys(&mut self) -> Result<Selector, Rejected> {
         let serials = self.serials(&SERIALS);

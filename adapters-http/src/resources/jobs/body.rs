@@ -7,7 +7,7 @@ use crate::fields::{Field, FieldType, Form, FromForm, Rejected, ToForm};
 use application::use_cases::JobRequest;
 use domain::job::{MAX_WAVE_INTERVAL_SECONDS, MAX_WAVE_SIZE};
 use domain::time::format_api;
-use domain::{Action, HaltFailureRatio, JobSettings, Selector, WaveInterval, WaveSize};
+use domain::{Action, HaltFailureRatio, JobSettings, WaveInterval, WaveSize};
 use serde_json::{Map, Value};
 
 /// `action`: what each target is given.
@@ -51,9 +51,8 @@ impl FromForm for JobBody {
     ];
 
     fn from_form(form: &mut Form) -> Result<Self, Rejected> {
-        let sent_all = sent_selector_key(form, "all");
         let action = form.choice(&ACTION, Action::from_code);
-        let selector = form.selector(&SELECTOR);
+        let selector = form.shown_selector(&SELECTOR);
         let start_time = form.optional_nullable_datetime(&START_TIME);
         let wave_size =
             form.optional_nullable_integer::<u64>(&WAVE_SIZE)
@@ -75,10 +74,10 @@ impl FromForm for JobBody {
                     .map_err(|bounds| form.error(HALT_FAILURE_RATIO.name, bounds.to_string()))
             })
         });
-        let selector = selector?;
+        let (selector, selector_json) = selector?;
         Ok(Self(JobRequest {
             action: action?,
-            selector_json: shown_selector(&selector, sent_all).to_string(),
+            selector_json,
             selector,
             start_time: start_time?,
             settings: JobSettings {
@@ -88,28 +87,6 @@ impl FromForm for JobBody {
             },
         }))
     }
-}
-
-/// The value of `key` in the selector sent, if it sent one.
-fn sent_selector_key(form: &mut Form, key: &str) -> Option<Value> {
-    let present = Field {
-        required: false,
-        ..SELECTOR
-    };
-    match form.raw(&present) {
-        Some(Value::Object(mut selector)) => selector.remove(key),
-        _ => None,
-    }
-}
-
-/// The selector as a job shows it: the known keys sent, with their
-/// validated values (`"all": false` beside criteria kept as sent).
-fn shown_selector(selector: &Selector, sent_all: Option<Value>) -> Value {
-    let mut shown = selector_json(selector);
-    if let (Value::Object(keys), Some(_), Some(_)) = (&mut shown, sent_all, selector.criteria()) {
-        keys.insert("all".to_owned(), Value::Bool(false));
-    }
-    shown
 }
 
 impl ToForm for JobBody {

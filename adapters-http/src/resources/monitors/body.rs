@@ -13,9 +13,7 @@ use actix_web::{FromRequest, HttpRequest};
 use application::use_cases::MonitorRequest;
 use domain::alerting::MAX_AFTER_SECONDS;
 use domain::time::format_api;
-use domain::{
-    AfterSeconds, MonitorKind, MonitorKindCode, MonitorName, OfflineRatio, Selector, Timestamp,
-};
+use domain::{AfterSeconds, MonitorKind, MonitorKindCode, MonitorName, OfflineRatio, Timestamp};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 
@@ -51,10 +49,9 @@ impl MonitorBody {
     /// Reads every field, `after_seconds` from `least_after` (the server's
     /// online window: `Monitors::least_after_seconds`) to a week.
     pub(crate) fn read(form: &mut Form, least_after: u32) -> Result<Self, Rejected> {
-        let sent_all = sent_selector_key(form, "all");
         let name = form.checked::<MonitorName>(&NAME);
         let kind = form.choice(&KIND, MonitorKindCode::parse);
-        let selector = form.selector(&SELECTOR);
+        let selector = form.shown_selector(&SELECTOR);
         let after_field = Field {
             minimum: Some(i64::from(least_after)),
             ..AFTER_SECONDS
@@ -74,11 +71,11 @@ impl MonitorBody {
                 Err(rejected)
             }
         };
-        let selector = selector?;
+        let (selector, selector_json) = selector?;
         Ok(Self(MonitorRequest {
             name: name?,
             kind: kind?,
-            selector_json: shown_selector(&selector, sent_all).to_string(),
+            selector_json,
             selector,
             after: after?,
         }))
@@ -90,28 +87,6 @@ fn read_ratio(form: &mut Form) -> Result<OfflineRatio, Rejected> {
     let ratio = form.optional_float(&RATIO)?;
     let ratio = ratio.ok_or_else(|| form.error(RATIO.name, "This field is required."))?;
     OfflineRatio::new(ratio).map_err(|_| form.error(RATIO.name, "A valid number is required."))
-}
-
-/// The value of `key` in the selector sent, if it sent one.
-fn sent_selector_key(form: &mut Form, key: &str) -> Option<Value> {
-    let present = Field {
-        required: false,
-        ..SELECTOR
-    };
-    match form.raw(&present) {
-        Some(Value::Object(mut selector)) => selector.remove(key),
-        _ => None,
-    }
-}
-
-/// The selector as a monitor shows it, as a job does: the known keys sent,
-/// with their validated values (`"all": false` beside criteria kept).
-fn shown_selector(selector: &Selector, sent_all: Option<Value>) -> Value {
-    let mut shown = selector_json(selector);
-    if let (Value::Object(keys), Some(_), Some(_)) = (&mut shown, sent_all, selector.criteria()) {
-        keys.insert("all".to_owned(), Value::Bool(false));
-    }
-    shown
 }
 
 impl FromForm for MonitorBody {
