@@ -22,6 +22,8 @@ mod login_attempts;
 mod monitors;
 mod outbox;
 mod probe;
+#[cfg(test)]
+mod query_plans;
 mod rows;
 mod serving_lock;
 mod snapshot;

@@ -7,33 +7,10 @@
 
 use super::ENTRY_COLUMNS;
 use super::log::{AFTER, NEWEST_BEFORE, condition, count_statement, page_statement};
-use crate::SqliteStore;
+use crate::query_plans::{database, plan_of};
 use application::ports::AuditFilter;
 use domain::AccountId;
 use rusqlite::Connection;
-
-/// A migrated scratch database and a connection to it.
-fn database() -> (tempfile::TempDir, Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    SqliteStore::open(&path).unwrap().migrate().unwrap();
-    let conn = Connection::open(&path).unwrap();
-    // As the store's connections plan: the same plan whatever the values.
-    crate::store::keep_plans(&conn).unwrap();
-    (dir, conn)
-}
-
-/// The plan's lines (`EXPLAIN QUERY PLAN`'s details) of a statement.
-fn plan_of(conn: &Connection, text: &str) -> Vec<String> {
-    let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-    let count = statement.parameter_count();
-    let nulls = vec![rusqlite::types::Value::Null; count];
-    statement
-        .query_map(rusqlite::params_from_iter(nulls), |row| row.get(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
 
 fn filter(action: Option<&str>, target: Option<&str>) -> AuditFilter {
     AuditFilter {

@@ -5,37 +5,7 @@
 //! the targets still read through their commands.
 
 use super::{keep, reads, waves};
-use crate::SqliteStore;
-use rusqlite::Connection;
-
-/// A migrated scratch database and a connection to it.
-fn database() -> (tempfile::TempDir, Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    SqliteStore::open(&path).unwrap().migrate().unwrap();
-    let conn = Connection::open(&path).unwrap();
-    // As the store's connections plan: the same plan whatever the values.
-    crate::store::keep_plans(&conn).unwrap();
-    crate::devices::register_functions(&conn).unwrap();
-    (dir, conn)
-}
-
-/// The plan's lines (`EXPLAIN QUERY PLAN`'s details) of a statement.
-fn plan_of(conn: &Connection, text: &str) -> Vec<String> {
-    let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-    let count = statement.parameter_count();
-    let nulls = vec![rusqlite::types::Value::Null; count];
-    statement
-        .query_map(rusqlite::params_from_iter(nulls), |row| row.get(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-/// Whether the plan has a line that is exactly `line`.
-fn has(plan: &[String], line: &str) -> bool {
-    plan.iter().any(|l| l == line)
-}
+use crate::query_plans::{database, has_line, plan_of};
 
 #[test]
 fn a_waves_statements_read_its_run_of_positions_by_key() {
@@ -50,12 +20,12 @@ fn a_waves_statements_read_its_run_of_positions_by_key() {
         );
     }
     let plan = plan_of(&conn, &waves::keep_wave());
-    assert!(has(
+    assert!(has_line(
         &plan,
         "SEARCH t USING PRIMARY KEY (job_id=? AND position>? AND position<?)"
     ));
     assert!(
-        has(&plan, "SEARCH c USING PRIMARY KEY (id=?) LEFT-JOIN"),
+        has_line(&plan, "SEARCH c USING PRIMARY KEY (id=?) LEFT-JOIN"),
         "{plan:#?}"
     );
     for text in [waves::START_WAVE, waves::SETTLE_JOB] {
@@ -90,16 +60,16 @@ fn counts_and_pages_read_by_key_and_in_order() {
     let (_dir, conn) = database();
     let counts = plan_of(&conn, &reads::counts_statement());
     assert!(
-        has(&counts, "SEARCH t USING PRIMARY KEY (job_id=?)"),
+        has_line(&counts, "SEARCH t USING PRIMARY KEY (job_id=?)"),
         "{counts:#?}"
     );
     assert!(
-        has(&counts, "SEARCH c USING PRIMARY KEY (id=?) LEFT-JOIN"),
+        has_line(&counts, "SEARCH c USING PRIMARY KEY (id=?) LEFT-JOIN"),
         "{counts:#?}"
     );
     let wave = plan_of(&conn, &reads::wave_counts_statement());
     assert!(
-        has(
+        has_line(
             &wave,
             "SEARCH t USING PRIMARY KEY (job_id=? AND position>? AND position<?)"
         ),
@@ -119,7 +89,7 @@ fn counts_and_pages_read_by_key_and_in_order() {
     );
     let active = plan_of(&conn, &reads::active_statement(reads::DUE));
     assert!(
-        has(&active, "SEARCH jobs USING INDEX jobs_active (status=?)"),
+        has_line(&active, "SEARCH jobs USING INDEX jobs_active (status=?)"),
         "{active:#?}"
     );
 }
@@ -129,7 +99,7 @@ fn keeping_statuses_reads_only_targets_still_read_through_commands() {
     let (_dir, conn) = database();
     let device = plan_of(&conn, keep::KEEP_ENDED_OF_DEVICE);
     assert!(
-        has(
+        has_line(
             &device,
             "SEARCH job_targets USING INDEX job_targets_unkept_by_serial (serial=?)"
         ),
@@ -146,7 +116,7 @@ fn keeping_statuses_reads_only_targets_still_read_through_commands() {
         "the targets still read through their commands only: {purged:#?}"
     );
     assert!(
-        has(&purged, "SEARCH c USING PRIMARY KEY (id=?)"),
+        has_line(&purged, "SEARCH c USING PRIMARY KEY (id=?)"),
         "{purged:#?}"
     );
 }

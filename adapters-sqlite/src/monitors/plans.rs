@@ -5,35 +5,10 @@
 
 use super::rows::{ALERT_COLUMNS, MONITOR_COLUMNS};
 use super::watch::{OPEN_WITH_DEVICES, down_statement};
-use crate::SqliteStore;
 use crate::devices::Filter;
+use crate::query_plans::{database, has_line, plan_of};
 use chrono::{TimeZone, Utc};
 use domain::{AccountId, Criteria, Selector, Tag};
-use rusqlite::Connection;
-
-/// A migrated scratch database and a connection to it.
-fn database() -> (tempfile::TempDir, Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    SqliteStore::open(&path).unwrap().migrate().unwrap();
-    let conn = Connection::open(&path).unwrap();
-    // As the store's connections plan: the same plan whatever the values.
-    crate::store::keep_plans(&conn).unwrap();
-    crate::devices::register_functions(&conn).unwrap();
-    (dir, conn)
-}
-
-/// The plan's lines (`EXPLAIN QUERY PLAN`'s details) of a statement.
-fn plan_of(conn: &Connection, text: &str) -> Vec<String> {
-    let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-    let count = statement.parameter_count();
-    let nulls = vec![rusqlite::types::Value::Null; count];
-    statement
-        .query_map(rusqlite::params_from_iter(nulls), |row| row.get(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
 
 fn filter(selector: &Selector) -> Filter {
     let online_after = Utc.with_ymd_and_hms(2026, 5, 1, 8, 0, 0).unwrap();
@@ -104,8 +79,4 @@ fn open_alerts_are_read_through_the_index_of_open_alerts() {
             .iter()
             .any(|line| line == "SEARCH accounts USING INTEGER PRIMARY KEY (rowid=?)")
     );
-}
-
-fn has_line(plan: &[String], line: &str) -> bool {
-    plan.iter().any(|l| l == line)
 }

@@ -4,22 +4,10 @@
 //! and a listing reads an index in its order instead of sorting all.
 
 use super::{Filter, page_statement};
-use crate::SqliteStore;
+use crate::query_plans::{database, plan_with};
 use chrono::{TimeZone, Utc};
 use domain::{AccountId, Criteria, DeviceOrdering, Search, Selector, Tag};
 use rusqlite::{Connection, params_from_iter};
-
-/// A migrated scratch database and a connection to it with the functions.
-fn database() -> (tempfile::TempDir, Connection) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    SqliteStore::open(&path).unwrap().migrate().unwrap();
-    let conn = Connection::open(&path).unwrap();
-    // As the store's connections plan: the same plan whatever the values.
-    crate::store::keep_plans(&conn).unwrap();
-    super::register_functions(&conn).unwrap();
-    (dir, conn)
-}
 
 /// The plan's lines (`EXPLAIN QUERY PLAN`'s details) for a page of 100.
 fn plan(conn: &Connection, selector: &Selector, ordering: &str) -> Vec<String> {
@@ -27,12 +15,7 @@ fn plan(conn: &Connection, selector: &Selector, ordering: &str) -> Vec<String> {
     let filter = Filter::new(AccountId(1), selector, now);
     let ordering = DeviceOrdering::parse(ordering).unwrap();
     let (text, values) = page_statement(&filter, ordering, 100, 0);
-    conn.prepare(&format!("EXPLAIN QUERY PLAN {text}"))
-        .unwrap()
-        .query_map(params_from_iter(values), |row| row.get(3))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    plan_with(conn, &text, params_from_iter(values))
 }
 
 fn tags(names: &[&str]) -> Vec<Tag> {
