@@ -52,6 +52,7 @@ mod reboot_devices_form;
 mod register;
 mod reset;
 mod respond;
+mod selection;
 mod shown;
 mod sign_in;
 mod tag_devices;

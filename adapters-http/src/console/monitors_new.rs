@@ -14,9 +14,10 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::fleet_filters::FleetFilters;
 use super::monitors_form::{MonitorForm, WAITS, request_of};
-use super::notices::{self, devices};
+use super::notices;
 use super::posted::Posted;
 use super::respond::{render, see_other};
+use super::selection::Selection;
 use super::shown::Shown;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -44,29 +45,10 @@ pub(crate) struct WaitChoice {
 #[template(path = "console/monitor_new.html")]
 struct NewMonitorPage {
     chrome: Chrome,
-    filters: FleetFilters,
-    /// How many devices the filters select now.
-    count: u64,
+    selection: Selection,
     form: MonitorForm,
     errors: Shown,
     waits: Vec<WaitChoice>,
-}
-
-impl NewMonitorPage {
-    /// "23 devices".
-    fn selected(&self) -> String {
-        devices(self.count)
-    }
-
-    /// The filters in words; empty without any.
-    fn described(&self) -> Vec<String> {
-        self.filters.in_words()
-    }
-
-    /// The filtered view the page came from.
-    fn back(&self) -> String {
-        self.filters.url("/console/", 1)
-    }
 }
 
 /// The waits offered: the server's least (its online window) when it is
@@ -103,15 +85,9 @@ async fn page(
     form: MonitorForm,
     errors: Shown,
 ) -> Result<NewMonitorPage, Failure> {
-    let selection = state
-        .app
-        .devices
-        .select(&viewer.account, filters.selector())
-        .await?;
     Ok(NewMonitorPage {
         chrome: viewer.browser.chrome("New monitor", "alerts"),
-        filters,
-        count: selection.count,
+        selection: Selection::of(state, viewer, filters).await?,
         waits: waits(
             &form.after_seconds,
             state.app.monitors.least_after_seconds(),
@@ -137,9 +113,7 @@ async fn apply(
     viewer: Viewer,
     posted: Posted,
 ) -> Result<HttpResponse, Failure> {
-    let fields = ["search", "status", "tag", "machine_type"].map(|name| (name, posted.text(name)));
-    let filters =
-        FleetFilters::from_pairs(fields.iter().map(|(name, value)| (*name, value.as_str())));
+    let filters = Selection::posted_filters(&posted);
     let form = MonitorForm::typed(&posted);
     let monitors = &state.app.monitors;
     let errors = match request_of(&form, &filters, monitors.least_after_seconds()) {

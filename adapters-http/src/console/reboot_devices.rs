@@ -11,10 +11,11 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::fleet_filters::FleetFilters;
-use super::notices::{self, devices};
+use super::notices;
 use super::posted::Posted;
 use super::reboot_devices_form::{JobForm, request_of};
 use super::respond::{render, see_other};
+use super::selection::Selection;
 use super::shown::Shown;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -22,9 +23,6 @@ use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use domain::JobStatus;
-
-/// How many of the selected devices the page names.
-const NAMED: usize = 10;
 
 /// Mounts the page and its form.
 pub(super) fn mount(config: &mut web::ServiceConfig) {
@@ -40,36 +38,10 @@ pub(super) fn mount(config: &mut web::ServiceConfig) {
 #[template(path = "console/reboot_devices.html")]
 struct RebootDevicesPage {
     chrome: Chrome,
-    filters: FleetFilters,
-    /// How many devices the filters select now.
-    count: u64,
-    /// The names of the first selected devices.
-    names: Vec<String>,
+    selection: Selection,
     /// What was typed (or the defaults).
     form: JobForm,
     errors: Shown,
-}
-
-impl RebootDevicesPage {
-    /// "23 devices".
-    fn selected(&self) -> String {
-        devices(self.count)
-    }
-
-    /// How many selected devices the page does not name.
-    fn unnamed(&self) -> u64 {
-        self.count.saturating_sub(self.names.len() as u64)
-    }
-
-    /// The filters in words; empty without any.
-    fn described(&self) -> Vec<String> {
-        self.filters.in_words()
-    }
-
-    /// The filtered view the page came from.
-    fn back(&self) -> String {
-        self.filters.url("/console/", 1)
-    }
 }
 
 /// The page for the selection of `filters`, with what was typed and its errors.
@@ -80,21 +52,9 @@ async fn page(
     form: JobForm,
     errors: Shown,
 ) -> Result<RebootDevicesPage, Failure> {
-    let selection = state
-        .app
-        .devices
-        .select(&viewer.account, filters.selector())
-        .await?;
     Ok(RebootDevicesPage {
         chrome: viewer.browser.chrome("Reboot devices", "devices"),
-        filters,
-        count: selection.count,
-        names: selection
-            .views
-            .iter()
-            .take(NAMED)
-            .map(|view| view.device.name.as_str().to_owned())
-            .collect(),
+        selection: Selection::of(state, viewer, filters).await?,
         form,
         errors,
     })
@@ -115,9 +75,7 @@ async fn apply(
     viewer: Viewer,
     posted: Posted,
 ) -> Result<HttpResponse, Failure> {
-    let fields = ["search", "status", "tag", "machine_type"].map(|name| (name, posted.text(name)));
-    let filters =
-        FleetFilters::from_pairs(fields.iter().map(|(name, value)| (*name, value.as_str())));
+    let filters = Selection::posted_filters(&posted);
     let form = JobForm::typed(&posted);
     let errors = match request_of(&form, &filters) {
         Ok(request) => {

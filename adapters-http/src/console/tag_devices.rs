@@ -8,9 +8,9 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::fleet_filters::FleetFilters;
-use super::notices::devices;
 use super::posted::Posted;
 use super::respond::{render, see_other};
+use super::selection::Selection;
 use super::shown::Shown;
 use super::tag_fields::parse_tags;
 use crate::state::HttpState;
@@ -21,9 +21,6 @@ use application::Requester;
 use application::use_cases::RetagError;
 use askama::Template;
 use domain::{Tag, TagChange};
-
-/// How many of the selected devices the page names.
-const NAMED: usize = 10;
 
 /// The message when neither field names a tag (the API's).
 const NO_CHANGE: &str = "Give tags to add or to remove.";
@@ -45,36 +42,10 @@ pub(super) fn mount(config: &mut web::ServiceConfig) {
 #[template(path = "console/tag_devices.html")]
 struct TagDevicesPage {
     chrome: Chrome,
-    filters: FleetFilters,
-    /// How many devices the filters select.
-    count: u64,
-    /// The names of the first selected devices.
-    names: Vec<String>,
+    selection: Selection,
     add: String,
     remove: String,
     errors: Shown,
-}
-
-impl TagDevicesPage {
-    /// "23 devices".
-    fn selected(&self) -> String {
-        devices(self.count)
-    }
-
-    /// How many selected devices the page does not name.
-    fn unnamed(&self) -> u64 {
-        self.count.saturating_sub(self.names.len() as u64)
-    }
-
-    /// The filters in words, `None` without any.
-    fn described(&self) -> Vec<String> {
-        self.filters.in_words()
-    }
-
-    /// The filtered view the page came from.
-    fn back(&self) -> String {
-        self.filters.url("/console/", 1)
-    }
 }
 
 /// The page for the selection of `filters`, with what was typed and its errors.
@@ -85,21 +56,9 @@ async fn page(
     typed: (String, String),
     errors: Shown,
 ) -> Result<TagDevicesPage, Failure> {
-    let selection = state
-        .app
-        .devices
-        .select(&viewer.account, filters.selector())
-        .await?;
     Ok(TagDevicesPage {
         chrome: viewer.browser.chrome("Tag devices", "devices"),
-        filters,
-        count: selection.count,
-        names: selection
-            .views
-            .iter()
-            .take(NAMED)
-            .map(|view| view.device.name.as_str().to_owned())
-            .collect(),
+        selection: Selection::of(state, viewer, filters).await?,
         add: typed.0,
         remove: typed.1,
         errors,
@@ -161,9 +120,7 @@ async fn apply(
     viewer: Viewer,
     posted: Posted,
 ) -> Result<HttpResponse, Failure> {
-    let fields = ["search", "status", "tag", "machine_type"].map(|name| (name, posted.text(name)));
-    let filters =
-        FleetFilters::from_pairs(fields.iter().map(|(name, value)| (*name, value.as_str())));
+    let filters = Selection::posted_filters(&posted);
     let mut errors = Shown::none();
     if let Some(change) = change_of(&posted, &mut errors)
         && let Some(count) =
