@@ -13,6 +13,7 @@ pub mod enrolment;
 pub mod fleet;
 pub mod health;
 pub mod jobs;
+pub mod lists;
 pub mod monitors;
 pub mod password_reset;
 pub mod profile;

@@ -12,7 +12,7 @@ use crate::answer::Json;
 use crate::description::Tag;
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Query, User};
-use crate::resources::monitors::lists::{IdPath, PAGING, Page, id_parameter};
+use crate::resources::lists::{IdPath, PAGING, Page, id_parameter};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::HttpRequest;

@@ -7,7 +7,7 @@
 use crate::description::Parameter;
 use crate::fields::messages::INVALID_UUID;
 use crate::fields::{Field, FieldType, Form, FromForm, Rejected};
-use crate::resources::jobs::PageQuery;
+use crate::resources::lists::PageQuery;
 use crate::resources::monitors::EXAMPLE_MONITOR_ID;
 use application::ports::{AlertFilter, Window};
 use domain::{AlertState, MonitorId};

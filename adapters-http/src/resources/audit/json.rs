@@ -4,7 +4,7 @@
 use crate::description::examples as ex;
 use crate::description::{Described, ObjectSchema};
 use crate::fields::{Field, FieldType};
-use crate::resources::monitors::lists::{Page, page_fields};
+use crate::resources::lists::{Page, page_fields};
 use domain::audit::ChainLink;
 use domain::{Actor, AuditAction, AuditDetail, AuditEntry, AuditNote, AuditTarget, Origin};
 use serde::Serialize;

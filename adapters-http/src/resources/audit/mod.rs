@@ -13,7 +13,7 @@ use crate::answer::Json;
 use crate::description::Tag;
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Query, User};
-use crate::resources::monitors::lists::{PAGING, Page};
+use crate::resources::lists::{PAGING, Page};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::HttpRequest;

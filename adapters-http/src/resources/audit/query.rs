@@ -7,7 +7,7 @@
 use crate::description::Parameter;
 use crate::description::examples as ex;
 use crate::fields::{Field, Form, FromForm, Rejected};
-use crate::resources::jobs::PageQuery;
+use crate::resources::lists::PageQuery;
 use application::ports::{AuditFilter, Window};
 use serde_json::Value;
 

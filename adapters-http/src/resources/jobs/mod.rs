@@ -10,19 +10,22 @@ mod tests;
 
 pub use body::{JobBody, NoBody};
 pub use json::{JOB_SCHEMA, JobJson, TARGET_SCHEMA, TargetJson};
-pub use pages::{JOB_PAGE_SCHEMA, JobIdPath, PageJson, PageQuery, TARGET_PAGE_SCHEMA};
+pub use pages::{JOB_PAGE_SCHEMA, TARGET_PAGE_SCHEMA};
 
 use crate::answer::{Detail, Json, Located};
 use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Query, User, Valid};
+use crate::resources::lists::{IdPath, PAGING, Page, PageQuery};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::HttpRequest;
 use actix_web::web::Data;
 use application::use_cases::{JobActionError, JobRequest};
-use domain::{Action, Criteria, HaltFailureRatio, JobSettings, Selector, WaveInterval, WaveSize};
+use domain::{
+    Action, Criteria, HaltFailureRatio, JobId, JobSettings, Selector, WaveInterval, WaveSize,
+};
 
 /// The answer to a cancel of a completed or cancelled job.
 const ALREADY_FINISHED: &str = "This job has already finished.";
@@ -37,7 +40,7 @@ pub fn routes() -> Vec<Route> {
         "Job List",
         "The account's fleet jobs, newest first, a page at a time (`limit`, default\n100, and `offset`). POST creates one: a reboot of the devices the selector\npicks when it starts, `wave_size` at a time. A job without `start_time` (or\nwith a past one) starts in the request: the answer shows its first wave under\nway; a later `start_time` makes it `scheduled` until then.",
     );
-    for parameter in pages::PAGING {
+    for parameter in PAGING {
         list = list.parameter(parameter);
     }
     let job_route = |pattern, name, description| {
@@ -48,7 +51,7 @@ pub fn routes() -> Vec<Route> {
         "Job Targets",
         "The job's targets, by wave then list order, a page at a time (`limit`,\ndefault 100, and `offset`): each device, its wave, its command and its status.\nA scheduled job has none yet.",
     );
-    for parameter in pages::PAGING {
+    for parameter in PAGING {
         targets = targets.parameter(parameter);
     }
     vec![
@@ -131,21 +134,21 @@ async fn list_jobs(
     req: HttpRequest,
     BaseUrl(base): BaseUrl,
     Query(PageQuery(window)): Query<PageQuery>,
-) -> Result<Json<PageJson<JobJson>>, ApiError> {
+) -> Result<Json<Page<JobJson>>, ApiError> {
     let page = state.app.jobs.list(&user.account, window).await?;
     let jobs = page
         .jobs
         .iter()
         .map(|job| JobJson::new(job, &base))
         .collect();
-    Ok(Json(PageJson::new(&req, &base, window, page.count, jobs)))
+    Ok(Json(Page::new(&req, &base, window, page.count, jobs)))
 }
 
 /// `GET /jobs/{id}/`: 404 for a missing, malformed or foreign id alike.
 async fn detail(
     state: Data<HttpState>,
     user: User,
-    JobIdPath(id): JobIdPath,
+    IdPath(id): IdPath<JobId>,
     BaseUrl(base): BaseUrl,
 ) -> Result<Json<JobJson>, ApiError> {
     let job = state
@@ -162,9 +165,9 @@ async fn list_targets(
     state: Data<HttpState>,
     user: User,
     req: HttpRequest,
-    (JobIdPath(id), BaseUrl(base)): (JobIdPath, BaseUrl),
+    (IdPath(id), BaseUrl(base)): (IdPath<JobId>, BaseUrl),
     Query(PageQuery(window)): Query<PageQuery>,
-) -> Result<Json<PageJson<TargetJson>>, ApiError> {
+) -> Result<Json<Page<TargetJson>>, ApiError> {
     let page = state
         .app
         .jobs
@@ -172,16 +175,14 @@ async fn list_targets(
         .await?
         .ok_or(ApiError::NotFound)?;
     let targets = page.targets.iter().map(TargetJson::from).collect();
-    Ok(Json(PageJson::new(
-        &req, &base, window, page.count, targets,
-    )))
+    Ok(Json(Page::new(&req, &base, window, page.count, targets)))
 }
 
 /// `POST /jobs/{id}/cancel/`.
 async fn cancel(
     state: Data<HttpState>,
     user: User,
-    JobIdPath(id): JobIdPath,
+    IdPath(id): IdPath<JobId>,
     BaseUrl(base): BaseUrl,
     Valid(NoBody): Valid<NoBody>,
 ) -> Result<Json<JobJson>, ApiError> {
@@ -193,7 +194,7 @@ async fn cancel(
 async fn resume(
     state: Data<HttpState>,
     user: User,
-    JobIdPath(id): JobIdPath,
+    IdPath(id): IdPath<JobId>,
     BaseUrl(base): BaseUrl,
     Valid(NoBody): Valid<NoBody>,
 ) -> Result<Json<JobJson>, ApiError> {

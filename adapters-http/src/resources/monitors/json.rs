@@ -2,11 +2,11 @@
 //! with its description and example.
 
 use super::body::{AFTER_SECONDS, KIND, NAME, RATIO, SELECTOR};
-use super::lists::{Page, page_fields};
 use crate::answer::Locates;
 use crate::description::examples::{self as ex, BASE_URL};
 use crate::description::{Described, Location, ObjectSchema};
 use crate::fields::{Field, FieldType};
+use crate::resources::lists::{Page, page_fields};
 use application::ports::MonitorRecord;
 use domain::MonitorKindCode;
 use domain::time::format_api;

@@ -1,11 +1,9 @@
 //! Monitors: what the account watches its fleet for, evaluated at least
 //! once a second, opening and resolving alerts (`docs/api.md`, "Monitors and
-//! alerts"). Create, list, read, delete and snooze; the pages and paths the
-//! alerts and webhooks resources share ([`lists`]).
+//! alerts"). Create, list, read, delete and snooze.
 
 mod body;
 mod json;
-pub(crate) mod lists;
 #[cfg(test)]
 mod tests;
 
@@ -18,14 +16,13 @@ use crate::description::Tag;
 use crate::description::examples as ex;
 use crate::error::ApiError;
 use crate::extract::{BaseUrl, Query, Submitted, User};
-use crate::resources::jobs::PageQuery;
+use crate::resources::lists::{IdPath, PAGING, Page, PageQuery, id_parameter};
 use crate::route::Route;
 use crate::state::HttpState;
 use actix_web::HttpRequest;
 use actix_web::web::Data;
 use application::use_cases::MonitorRequest;
 use domain::{AfterSeconds, Criteria, MonitorId, MonitorKind, MonitorName, OfflineRatio, Selector};
-use lists::{IdPath, PAGING, Page, id_parameter};
 
 /// The `{id}` of a monitor's paths.
 const MONITOR_ID: crate::description::Parameter = id_parameter(

@@ -1,19 +1,45 @@
-//! What the lists of monitors, alerts, webhooks and deliveries share: their
-//! pages (DRF's `LimitOffsetPagination`, `limit` defaulting to 100, as the
-//! jobs' lists), the paging parameters as the OpenAPI document shows them,
-//! and the `{id}` of their paths (a lowercase UUID, else 404).
+//! What the paged lists of jobs, targets, monitors, alerts, webhooks,
+//! deliveries and audit entries share: the page a query asks for and the
+//! page answered (DRF's `LimitOffsetPagination`, `limit` defaulting to
+//! 100), the paging parameters as the OpenAPI document shows them, and the
+//! `{id}` of their paths (a lowercase UUID, else 404).
 
 use crate::description::Parameter;
 use crate::description::examples::BASE_URL;
 use crate::error::ApiError;
 use crate::extract::{Extractor, Needs};
+use crate::fields::{Field, Form, FromForm, Rejected};
 use crate::resources::devices::page_links;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest};
 use application::ports::Window;
-use domain::{AlertId, MonitorId, WebhookId};
+use domain::{AlertId, JobId, MonitorId, WebhookId};
 use serde::Serialize;
 use std::future::{Ready, ready};
+
+/// The page size without `limit`.
+const DEFAULT_LIMIT: u32 = 100;
+
+const LIMIT: Field = Field::integer("limit", "Limit").optional().range(1, 1000);
+const OFFSET: Field = Field::integer("offset", "Offset")
+    .optional()
+    .range(0, i64::MAX);
+
+/// The page a list's query asks for.
+pub struct PageQuery(pub Window);
+
+impl FromForm for PageQuery {
+    const FIELDS: &'static [Field] = &[LIMIT, OFFSET];
+
+    fn from_form(form: &mut Form) -> Result<Self, Rejected> {
+        let limit = form.optional_integer::<u32>(&LIMIT);
+        let offset = form.optional_integer::<u64>(&OFFSET);
+        Ok(Self(Window {
+            limit: limit?.unwrap_or(DEFAULT_LIMIT),
+            offset: offset?.unwrap_or(0),
+        }))
+    }
+}
 
 /// The paging parameters, as the OpenAPI document shows them.
 pub(crate) const PAGING: [Parameter; 2] = [
@@ -101,7 +127,7 @@ macro_rules! path_ids {
         })+
     };
 }
-path_ids!(MonitorId, AlertId, WebhookId);
+path_ids!(JobId, MonitorId, AlertId, WebhookId);
 
 /// The `{id}` of a path: a lowercase hyphenated UUID, else 404 (as a
 /// missing or another account's id is).
@@ -162,5 +188,22 @@ mod tests {
         );
         assert_eq!(json["previous"], "http://127.0.0.1:8000/alerts/?limit=1");
         assert_eq!(json["results"], serde_json::json!([1]));
+    }
+
+    #[test]
+    fn a_page_is_100_long_from_the_start_unless_asked() {
+        let read = |body: serde_json::Value| {
+            let mut form = Form::new(body.as_object().cloned().unwrap());
+            PageQuery::from_form(&mut form).ok().map(|page| page.0)
+        };
+        let window = |limit, offset| Some(Window { limit, offset });
+        assert_eq!(read(serde_json::json!({})), window(100, 0));
+        assert_eq!(
+            read(serde_json::json!({"limit": 5, "offset": 10})),
+            window(5, 10)
+        );
+        assert_eq!(read(serde_json::json!({"limit": 0})), None);
+        assert_eq!(read(serde_json::json!({"limit": 1001})), None);
+        assert_eq!(read(serde_json::json!({"offset": -1})), None);
     }
 }
