@@ -10,7 +10,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::url_query_value;
-use super::paging::{page_of, pages, window};
+use super::paging::{Pager, page_of, pages, window};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -150,8 +150,11 @@ pub(crate) struct ActivityPage {
 }
 
 impl ActivityPage {
-    fn pages(&self) -> u64 {
-        pages(self.count, ACTIVITY_PAGE_SIZE)
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        Pager::new(self.page, self.count, ACTIVITY_PAGE_SIZE, |page| {
+            self.filters.url(PATH, page)
+        })
     }
 
     /// "120 entries. Showing 51–100."
@@ -160,20 +163,10 @@ impl ActivityPage {
             1 => "1 entry.".to_owned(),
             n => format!("{n} entries."),
         };
-        if self.pages() > 1 && !self.rows.is_empty() {
-            let first = (self.page - 1) * u64::from(ACTIVITY_PAGE_SIZE) + 1;
-            let last = first + self.rows.len() as u64 - 1;
-            text.push_str(&format!(" Showing {first}–{last}."));
+        if let Some(positions) = self.pager().positions(self.rows.len()) {
+            text.push_str(&format!(" Showing {positions}."));
         }
         text
-    }
-
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| self.filters.url(PATH, self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| self.filters.url(PATH, self.page + 1))
     }
 
     fn is_filtered(&self) -> bool {

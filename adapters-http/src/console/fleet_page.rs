@@ -5,6 +5,7 @@
 use super::chrome::Chrome;
 use super::fleet_filters::{FleetFilters, PAGE_SIZE};
 use super::notices::devices;
+use super::paging::Pager;
 use super::views::DeviceRow;
 use askama::Template;
 use domain::{MachineType, Tag, TagCount};
@@ -117,20 +118,12 @@ impl FleetPage {
         )
     }
 
-    /// How many pages the view has.
-    fn pages(&self) -> u64 {
-        self.matching.div_ceil(u64::from(PAGE_SIZE)).max(1)
-    }
-
-    /// The link to the previous page, on a later one.
-    fn previous_page(&self) -> Option<String> {
-        (self.filters.page > 1).then(|| self.filters.url("/console/", self.filters.page - 1))
-    }
-
-    /// The link to the next page, before the last.
-    fn next_page(&self) -> Option<String> {
-        (self.filters.page < self.pages())
-            .then(|| self.filters.url("/console/", self.filters.page + 1))
+    /// Where the page stands in the view.
+    fn pager(&self) -> Pager {
+        let filters = &self.filters;
+        Pager::new(filters.page, self.matching, PAGE_SIZE, |page| {
+            filters.url("/console/", page)
+        })
     }
 
     /// The link to the view of one tag.

@@ -9,7 +9,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::jobs_views::JobRow;
 use super::notice_query::NoticeCode;
-use super::paging::{page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, pages, window};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -38,9 +38,11 @@ struct JobsPage {
 }
 
 impl JobsPage {
-    /// How many pages the list has.
-    fn pages(&self) -> u64 {
-        pages(self.count, JOBS_PAGE_SIZE)
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        Pager::new(self.page, self.count, JOBS_PAGE_SIZE, |page| {
+            page_url("/console/jobs/", page)
+        })
     }
 
     /// "12 jobs. Showing 51–62." (the range only when there are several pages).
@@ -49,20 +51,10 @@ impl JobsPage {
             1 => "1 job.".to_owned(),
             n => format!("{n} jobs."),
         };
-        if self.pages() > 1 && !self.rows.is_empty() {
-            let first = (self.page - 1) * u64::from(JOBS_PAGE_SIZE) + 1;
-            let last = first + self.rows.len() as u64 - 1;
-            text.push_str(&format!(" Showing {first}–{last}."));
+        if let Some(positions) = self.pager().positions(self.rows.len()) {
+            text.push_str(&format!(" Showing {positions}."));
         }
         text
-    }
-
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| page_url("/console/jobs/", self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| page_url("/console/jobs/", self.page + 1))
     }
 }
 

@@ -8,7 +8,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::jobs_views::{JobSummary, TargetRow, title};
 use super::notice_query::NoticeCode;
-use super::paging::{page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, pages, window};
 use super::respond::render;
 use super::time::Moment;
 use crate::state::HttpState;
@@ -50,30 +50,24 @@ struct JobPage {
 }
 
 impl JobPage {
-    fn pages(&self) -> u64 {
-        pages(self.count, TARGETS_PAGE_SIZE)
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        let path = self.path();
+        Pager::new(self.page, self.count, TARGETS_PAGE_SIZE, |page| {
+            page_url(&path, page)
+        })
     }
 
     fn path(&self) -> String {
         format!("/console/jobs/{}/", self.id)
     }
 
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| page_url(&self.path(), self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| page_url(&self.path(), self.page + 1))
-    }
-
     /// "Targets 101–200 of 250." on a later page; "" with one page.
     fn range(&self) -> String {
-        if self.pages() <= 1 || self.targets.is_empty() {
-            return String::new();
-        }
-        let first = (self.page - 1) * u64::from(TARGETS_PAGE_SIZE) + 1;
-        let last = first + self.targets.len() as u64 - 1;
-        format!("Targets {first}–{last} of {}.", self.count)
+        self.pager()
+            .positions(self.targets.len())
+            .map(|positions| format!("Targets {positions} of {}.", self.count))
+            .unwrap_or_default()
     }
 
     /// The event stream of this page.

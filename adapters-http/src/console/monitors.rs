@@ -11,7 +11,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
-use super::paging::{page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, pages, window};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -63,8 +63,11 @@ struct MonitorsPage {
 }
 
 impl MonitorsPage {
-    fn pages(&self) -> u64 {
-        pages(self.count, MONITORS_PAGE_SIZE)
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        Pager::new(self.page, self.count, MONITORS_PAGE_SIZE, |page| {
+            page_url("/console/monitors/", page)
+        })
     }
 
     /// "3 monitors."
@@ -73,14 +76,6 @@ impl MonitorsPage {
             1 => "1 monitor.".to_owned(),
             n => format!("{n} monitors."),
         }
-    }
-
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| page_url("/console/monitors/", self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| page_url("/console/monitors/", self.page + 1))
     }
 }
 

@@ -26,6 +26,43 @@ pub(crate) fn page_of(query: &str) -> u64 {
         .unwrap_or(1)
 }
 
+/// Where a page of a console list stands: the pager under it, and the
+/// "Showing 51–100." of its summary.
+pub(crate) struct Pager {
+    /// This page, from 1.
+    pub(crate) page: u64,
+    /// How many pages the list has (at least one).
+    pub(crate) pages: u64,
+    /// The address of the page before, on a later page.
+    pub(crate) previous: Option<String>,
+    /// The address of the page after, before the last.
+    pub(crate) next: Option<String>,
+    /// The position of this page's first item, from 1.
+    first: u64,
+}
+
+impl Pager {
+    /// Page `page` of a list of `count` items, `size` a page, each page
+    /// at the address `url` gives for its number.
+    pub(crate) fn new(page: u64, count: u64, size: u32, url: impl Fn(u64) -> String) -> Self {
+        let pages = pages(count, size);
+        Self {
+            page,
+            pages,
+            previous: (page > 1).then(|| url(page - 1)),
+            next: (page < pages).then(|| url(page + 1)),
+            first: window(page, size).offset.saturating_add(1),
+        }
+    }
+
+    /// The positions of the page's `shown` items ("51–100") when the list
+    /// has several pages and this one shows some.
+    pub(crate) fn positions(&self, shown: usize) -> Option<String> {
+        let last = self.first + (shown as u64).checked_sub(1)?;
+        (self.pages > 1).then(|| format!("{}–{last}", self.first))
+    }
+}
+
 /// The window of page `page` of `size` items.
 pub(crate) fn window(page: u64, size: u32) -> Window {
     Window {
@@ -50,5 +87,22 @@ mod tests {
         assert_eq!(page_of("page=two"), 1);
         assert_eq!(page_of(""), 1);
         assert_eq!(window(3, 100).offset, 200);
+    }
+
+    #[test]
+    fn a_pager_links_the_pages_beside_it_and_says_what_it_shows() {
+        let url = |page| page_url("/console/jobs/", page);
+        let middle = Pager::new(2, 120, 50, url);
+        assert_eq!((middle.page, middle.pages), (2, 3));
+        assert_eq!(middle.previous.as_deref(), Some("/console/jobs/"));
+        assert_eq!(middle.next.as_deref(), Some("/console/jobs/?page=3"));
+        assert_eq!(middle.positions(50).as_deref(), Some("51–100"));
+        let last = Pager::new(3, 120, 50, url);
+        assert_eq!(last.next, None);
+        assert_eq!(last.positions(20).as_deref(), Some("101–120"));
+        assert_eq!(last.positions(0), None);
+        let only = Pager::new(1, 3, 50, url);
+        assert_eq!((&only.previous, &only.next), (&None, &None));
+        assert_eq!(only.positions(3), None);
     }
 }

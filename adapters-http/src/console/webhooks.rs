@@ -10,7 +10,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
-use super::paging::{page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, pages, window};
 use super::posted::Posted;
 use super::respond::render;
 use super::shown::Shown;
@@ -79,16 +79,11 @@ struct WebhooksPage {
 }
 
 impl WebhooksPage {
-    fn pages(&self) -> u64 {
-        pages(self.count, WEBHOOKS_PAGE_SIZE)
-    }
-
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| page_url("/console/webhooks/", self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| page_url("/console/webhooks/", self.page + 1))
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        Pager::new(self.page, self.count, WEBHOOKS_PAGE_SIZE, |page| {
+            page_url("/console/webhooks/", page)
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
 use super::notices;
-use super::paging::{page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, pages, window};
 use super::posted::Posted;
 use super::respond::{render, see_other};
 use super::time::Moment;
@@ -104,20 +104,16 @@ struct WebhookPage {
 }
 
 impl WebhookPage {
-    fn pages(&self) -> u64 {
-        pages(self.count, DELIVERIES_PAGE_SIZE)
+    /// Where the page stands in the list.
+    fn pager(&self) -> Pager {
+        let path = self.path();
+        Pager::new(self.page, self.count, DELIVERIES_PAGE_SIZE, |page| {
+            page_url(&path, page)
+        })
     }
 
     fn path(&self) -> String {
         format!("/console/webhooks/{}/", self.webhook.id)
-    }
-
-    fn previous_page(&self) -> Option<String> {
-        (self.page > 1).then(|| page_url(&self.path(), self.page - 1))
-    }
-
-    fn next_page(&self) -> Option<String> {
-        (self.page < self.pages()).then(|| page_url(&self.path(), self.page + 1))
     }
 
     /// "3 deliveries."
