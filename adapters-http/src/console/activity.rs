@@ -10,7 +10,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::url_query_value;
-use super::paging::{Pager, page_of, pages, window};
+use super::paging::{Pager, page_of, read_within};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -200,17 +200,11 @@ async fn show(
     let audit = &state.app.audit;
     let filter = filters.filter();
     let account = &viewer.account;
-    let mut read = audit
-        .page(account, &filter, window(filters.page, ACTIVITY_PAGE_SIZE))
-        .await?;
-    let last = pages(read.count, ACTIVITY_PAGE_SIZE);
-    if filters.page > last {
-        // Past the end (entries aged out meanwhile): the last page.
-        filters.page = last;
-        read = audit
-            .page(account, &filter, window(last, ACTIVITY_PAGE_SIZE))
-            .await?;
-    }
+    let (read, page) = read_within(filters.page, ACTIVITY_PAGE_SIZE, |window| {
+        audit.page(account, &filter, window)
+    })
+    .await?;
+    filters.page = page;
     let names = device_names(&state, &viewer).await?;
     let now = state.app.watching.now();
     let rows = read

@@ -9,7 +9,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::jobs_views::JobRow;
 use super::notice_query::NoticeCode;
-use super::paging::{Pager, page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, read_within};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -65,18 +65,10 @@ async fn show(
     NoticeCode(notice): NoticeCode,
 ) -> Result<HttpResponse, Failure> {
     let jobs = &state.app.jobs;
-    let mut page = page_of(req.query_string());
-    let mut listed = jobs
-        .list(&viewer.account, window(page, JOBS_PAGE_SIZE))
-        .await?;
-    // A page past the last shows the last.
-    let last = pages(listed.count, JOBS_PAGE_SIZE);
-    if listed.jobs.is_empty() && page > last {
-        page = last;
-        listed = jobs
-            .list(&viewer.account, window(page, JOBS_PAGE_SIZE))
-            .await?;
-    }
+    let (listed, page) = read_within(page_of(req.query_string()), JOBS_PAGE_SIZE, |window| {
+        jobs.list(&viewer.account, window)
+    })
+    .await?;
     let now = state.app.watching.now();
     let page = JobsPage {
         chrome: viewer

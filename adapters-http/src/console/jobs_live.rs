@@ -6,9 +6,10 @@
 
 use super::jobs_page::TARGETS_PAGE_SIZE;
 use super::jobs_views::{JobSummary, TargetRow};
-use super::paging::{page_of, pages, window};
+use super::paging::{page_of, read_within};
 use crate::state::HttpState;
 use application::StoreError;
+use application::ports::TargetPage;
 use domain::{Account, JobId};
 use serde::Serialize;
 
@@ -56,25 +57,15 @@ pub(super) async fn job_state(
             count: 0,
         });
     };
-    let mut page = watched.page;
-    let mut targets = jobs
-        .targets(account, &watched.id, window(page, TARGETS_PAGE_SIZE))
-        .await?
-        .unwrap_or_else(|| application::ports::TargetPage {
+    // The page shows the last page when its own is past the end: so do its updates.
+    let (targets, _) = read_within(watched.page, TARGETS_PAGE_SIZE, |window| async move {
+        let read = jobs.targets(account, &watched.id, window).await?;
+        Ok::<_, StoreError>(read.unwrap_or_else(|| TargetPage {
             count: 0,
             targets: Vec::new(),
-        });
-    // The page shows the last page when its own is past the end: so do its updates.
-    let last = pages(targets.count, TARGETS_PAGE_SIZE);
-    if targets.targets.is_empty() && page > last {
-        page = last;
-        if let Some(read) = jobs
-            .targets(account, &watched.id, window(page, TARGETS_PAGE_SIZE))
-            .await?
-        {
-            targets = read;
-        }
-    }
+        }))
+    })
+    .await?;
     Ok(JobState {
         job: Some(JobSummary::of(&job)),
         targets: targets.targets.iter().map(TargetRow::of).collect(),

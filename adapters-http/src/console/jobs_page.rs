@@ -8,7 +8,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::jobs_views::{JobSummary, TargetRow, title};
 use super::notice_query::NoticeCode;
-use super::paging::{Pager, page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, read_within};
 use super::respond::render;
 use super::time::Moment;
 use crate::state::HttpState;
@@ -109,14 +109,12 @@ pub(crate) async fn targets_of(
     page: u64,
 ) -> Result<(TargetPage, u64), Failure> {
     let jobs = &state.app.jobs;
-    let read = |page| jobs.targets(account, id, window(page, TARGETS_PAGE_SIZE));
-    let targets = read(page).await?.ok_or(Failure::NotFound)?;
-    let last = pages(targets.count, TARGETS_PAGE_SIZE);
-    if targets.targets.is_empty() && page > last {
-        let targets = read(last).await?.ok_or(Failure::NotFound)?;
-        return Ok((targets, last));
-    }
-    Ok((targets, page))
+    read_within(page, TARGETS_PAGE_SIZE, |window| async move {
+        jobs.targets(account, id, window)
+            .await?
+            .ok_or(Failure::NotFound)
+    })
+    .await
 }
 
 /// The job's settings as the page lists them.

@@ -11,7 +11,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
-use super::paging::{Pager, page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, read_within};
 use super::respond::render;
 use crate::state::HttpState;
 use actix_web::http::StatusCode;
@@ -86,17 +86,10 @@ async fn list(
     NoticeCode(notice): NoticeCode,
 ) -> Result<HttpResponse, Failure> {
     let monitors = &state.app.monitors;
-    let mut page = page_of(req.query_string());
-    let mut listed = monitors
-        .list(&viewer.account, window(page, MONITORS_PAGE_SIZE))
-        .await?;
-    let last = pages(listed.count, MONITORS_PAGE_SIZE);
-    if listed.monitors.is_empty() && page > last {
-        page = last;
-        listed = monitors
-            .list(&viewer.account, window(page, MONITORS_PAGE_SIZE))
-            .await?;
-    }
+    let (listed, page) = read_within(page_of(req.query_string()), MONITORS_PAGE_SIZE, |window| {
+        monitors.list(&viewer.account, window)
+    })
+    .await?;
     let now = state.app.watching.now();
     let page = MonitorsPage {
         chrome: viewer

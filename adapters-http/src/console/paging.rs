@@ -2,7 +2,10 @@
 //! the list each page shows.
 
 use super::notice_query::url_query_value;
-use application::ports::Window;
+use application::ports::{
+    AuditPage, DeliveryPage, JobPage, MonitorPage, TargetPage, WebhookPage, Window,
+};
+use std::future::Future;
 
 /// How many pages of `size` hold `count` items (at least one).
 pub(crate) fn pages(count: u64, size: u32) -> u64 {
@@ -63,6 +66,50 @@ impl Pager {
     }
 }
 
+/// A page of a list that says how long the whole list is.
+pub(crate) trait Counted {
+    /// How many items the whole list has.
+    fn count(&self) -> u64;
+}
+
+macro_rules! counted {
+    ($($page:ty),+) => {
+        $(impl Counted for $page {
+            fn count(&self) -> u64 {
+                self.count
+            }
+        })+
+    };
+}
+counted!(
+    AuditPage,
+    DeliveryPage,
+    JobPage,
+    MonitorPage,
+    TargetPage,
+    WebhookPage
+);
+
+/// Page `page` of a list, `size` items a page, read with `read`; a page
+/// past the last (an address asking too far, or a list that shrank) reads
+/// and shows the last instead. What was read, and the number of its page.
+pub(crate) async fn read_within<T, E, Fut>(
+    page: u64,
+    size: u32,
+    read: impl Fn(Window) -> Fut,
+) -> Result<(T, u64), E>
+where
+    T: Counted,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let listed = read(window(page, size)).await?;
+    let last = pages(listed.count(), size);
+    if page <= last {
+        return Ok((listed, page));
+    }
+    Ok((read(window(last, size)).await?, last))
+}
+
 /// The window of page `page` of `size` items.
 pub(crate) fn window(page: u64, size: u32) -> Window {
     Window {
@@ -87,6 +134,23 @@ mod tests {
         assert_eq!(page_of("page=two"), 1);
         assert_eq!(page_of(""), 1);
         assert_eq!(window(3, 100).offset, 200);
+    }
+
+    #[actix_web::test]
+    async fn a_page_past_the_last_reads_the_last() {
+        let reads = std::cell::RefCell::new(Vec::new());
+        let read = |window: Window| {
+            reads.borrow_mut().push(window.offset);
+            let page = JobPage {
+                count: 120,
+                jobs: Vec::new(),
+            };
+            async { Ok::<_, ()>(page) }
+        };
+        assert_eq!(read_within(2, 50, read).await.map(|(_, page)| page), Ok(2));
+        assert_eq!(reads.take(), [50]);
+        assert_eq!(read_within(7, 50, read).await.map(|(_, page)| page), Ok(3));
+        assert_eq!(reads.take(), [300, 100]);
     }
 
     #[test]

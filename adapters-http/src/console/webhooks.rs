@@ -10,7 +10,7 @@ use super::browser::Viewer;
 use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
-use super::paging::{Pager, page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, read_within};
 use super::posted::Posted;
 use super::respond::render;
 use super::shown::Shown;
@@ -94,17 +94,10 @@ async fn list(
     NoticeCode(notice): NoticeCode,
 ) -> Result<HttpResponse, Failure> {
     let webhooks = &state.app.webhooks;
-    let mut page = page_of(req.query_string());
-    let mut listed = webhooks
-        .list(&viewer.account, window(page, WEBHOOKS_PAGE_SIZE))
-        .await?;
-    let last = pages(listed.count, WEBHOOKS_PAGE_SIZE);
-    if listed.webhooks.is_empty() && page > last {
-        page = last;
-        listed = webhooks
-            .list(&viewer.account, window(page, WEBHOOKS_PAGE_SIZE))
-            .await?;
-    }
+    let (listed, page) = read_within(page_of(req.query_string()), WEBHOOKS_PAGE_SIZE, |window| {
+        webhooks.list(&viewer.account, window)
+    })
+    .await?;
     let now = state.app.watching.now();
     let page = WebhooksPage {
         chrome: viewer

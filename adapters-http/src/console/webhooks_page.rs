@@ -10,7 +10,7 @@ use super::chrome::Chrome;
 use super::failure::Failure;
 use super::notice_query::NoticeCode;
 use super::notices;
-use super::paging::{Pager, page_of, page_url, pages, window};
+use super::paging::{Pager, page_of, page_url, read_within};
 use super::posted::Posted;
 use super::respond::{render, see_other};
 use super::time::Moment;
@@ -133,13 +133,13 @@ async fn log_of(
     page: u64,
 ) -> Result<(DeliveryPage, u64), Failure> {
     let webhooks = &state.app.webhooks;
-    let read = |page| webhooks.deliveries(account, id, window(page, DELIVERIES_PAGE_SIZE));
-    let log = read(page).await?.ok_or(Failure::NotFound)?;
-    let last = pages(log.count, DELIVERIES_PAGE_SIZE);
-    if log.deliveries.is_empty() && page > last {
-        return Ok((read(last).await?.ok_or(Failure::NotFound)?, last));
-    }
-    Ok((log, page))
+    read_within(page, DELIVERIES_PAGE_SIZE, |window| async move {
+        webhooks
+            .deliveries(account, id, window)
+            .await?
+            .ok_or(Failure::NotFound)
+    })
+    .await
 }
 
 async fn show(
